@@ -1,0 +1,167 @@
+#include "argtypes/argtypes.h"
+#include "argtypes/meta_arg.h"
+
+#include <array>
+
+namespace opsfuzz {
+
+using c10::ScalarType;
+using A = Attribute;
+
+std::string_view name(ArgType t) {
+  static constexpr std::string_view names[] = {
+      "Tensor", "TensorOpt", "TensorList", "TensorOptList", "Scalar", "ScalarOpt", "ScalarType",
+      "ScalarTypeOpt", "Dim", "DimOpt", "DimList", "DimListOpt", "Shape", "Index", "IndexOpt",
+      "Length", "LengthOpt", "LengthList", "Bool", "BoolOpt", "Int", "IntOpt", "Float", "FloatOpt",
+      "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt"};
+  return names[static_cast<int>(t)];
+}
+
+std::string_view name(Attribute a) {
+  static constexpr std::string_view names[] = {"Optional", "Dtype", "Length", "Rank", "Size", "Value"};
+  return names[static_cast<int>(a)];
+}
+
+std::string_view name(ScalarDtype d) {
+  static constexpr std::string_view names[] = {"bool", "int", "float"};
+  return names[static_cast<int>(d)];
+}
+
+bool is_optional(ArgType t) {
+  switch (t) {
+    case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
+    case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
+    case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt: case ArgType::StringOpt:
+    case ArgType::MemoryFormatOpt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+ArgType base(ArgType t) {
+  switch (t) {
+    case ArgType::TensorOpt: return ArgType::Tensor;
+    case ArgType::ScalarOpt: return ArgType::Scalar;
+    case ArgType::ScalarTypeOpt: return ArgType::ScalarType;
+    case ArgType::DimOpt: return ArgType::Dim;
+    case ArgType::DimListOpt: return ArgType::DimList;
+    case ArgType::IndexOpt: return ArgType::Index;
+    case ArgType::LengthOpt: return ArgType::Length;
+    case ArgType::BoolOpt: return ArgType::Bool;
+    case ArgType::IntOpt: return ArgType::Int;
+    case ArgType::FloatOpt: return ArgType::Float;
+    case ArgType::StringOpt: return ArgType::String;
+    case ArgType::MemoryFormatOpt: return ArgType::MemoryFormat;
+    default: return t;
+  }
+}
+
+bool is_tensor(ArgType t) { return base(t) == ArgType::Tensor; }
+bool is_tensor_list(ArgType t) { return t == ArgType::TensorList || t == ArgType::TensorOptList; }
+bool has_tensors(ArgType t) { return is_tensor(t) || is_tensor_list(t); }
+bool is_int_list(ArgType t) {
+  auto b = base(t);
+  return b == ArgType::DimList || b == ArgType::Shape || b == ArgType::LengthList;
+}
+bool is_list(ArgType t) { return is_tensor_list(t) || is_int_list(t); }
+bool is_scalar(ArgType t) { return base(t) == ArgType::Scalar; }
+bool is_scalar_type(ArgType t) { return base(t) == ArgType::ScalarType; }
+bool is_memory_format(ArgType t) { return base(t) == ArgType::MemoryFormat; }
+bool is_bool(ArgType t) { return base(t) == ArgType::Bool; }
+bool is_float(ArgType t) { return base(t) == ArgType::Float; }
+bool is_string(ArgType t) { return base(t) == ArgType::String; }
+bool is_int(ArgType t) {
+  auto b = base(t);
+  return b == ArgType::Dim || b == ArgType::Index || b == ArgType::Length || b == ArgType::Int;
+}
+
+std::span<const Attribute> hierarchy(ArgType t) {
+  static constexpr std::array tensor{A::Dtype, A::Rank, A::Size, A::Value};
+  static constexpr std::array tensor_opt{A::Optional, A::Dtype, A::Rank, A::Size, A::Value};
+  static constexpr std::array tensor_list{A::Length, A::Dtype, A::Rank, A::Size, A::Value};
+  static constexpr std::array tensor_opt_list{A::Length, A::Optional, A::Dtype, A::Rank, A::Size, A::Value};
+  static constexpr std::array scalar{A::Dtype, A::Value};
+  static constexpr std::array scalar_opt{A::Optional, A::Dtype, A::Value};
+  static constexpr std::array int_list{A::Length, A::Value};
+  static constexpr std::array int_list_opt{A::Optional, A::Length, A::Value};
+  static constexpr std::array value{A::Value};
+  static constexpr std::array value_opt{A::Optional, A::Value};
+  switch (t) {
+    case ArgType::Tensor: return tensor;
+    case ArgType::TensorOpt: return tensor_opt;
+    case ArgType::TensorList: return tensor_list;
+    case ArgType::TensorOptList: return tensor_opt_list;
+    case ArgType::Scalar: return scalar;
+    case ArgType::ScalarOpt: return scalar_opt;
+    case ArgType::DimList: case ArgType::Shape: case ArgType::LengthList: return int_list;
+    case ArgType::DimListOpt: return int_list_opt;
+    default: return is_optional(t) ? std::span<const Attribute>(value_opt) : value;
+  }
+}
+
+bool is_per_element(ArgType t, Attribute a) {
+  if (is_tensor_list(t)) return a != A::Length;
+  if (is_tensor(t)) return a == A::Size;
+  if (is_int_list(t)) return a == A::Value;
+  return false;
+}
+
+std::span<const ScalarType> all_dtypes() {
+  static constexpr ScalarType v[] = {ScalarType::Bool, ScalarType::Byte, ScalarType::Char,
+      ScalarType::Short, ScalarType::Int, ScalarType::Long, ScalarType::Half, ScalarType::BFloat16,
+      ScalarType::Float, ScalarType::Double};
+  return v;
+}
+std::span<const ScalarType> integral_dtypes() { return all_dtypes().subspan(1, 5); }
+std::span<const ScalarType> floating_dtypes() { return all_dtypes().subspan(6, 4); }
+std::span<const ScalarType> complex_dtypes() {
+  static constexpr ScalarType v[] = {ScalarType::ComplexFloat, ScalarType::ComplexDouble};
+  return v;
+}
+
+bool is_integral(ScalarType t, bool include_bool) { return c10::isIntegralType(t, include_bool); }
+bool is_floating(ScalarType t) { return c10::isFloatingType(t); }
+bool is_half(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+std::string_view name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Short: return "int16";
+    case ScalarType::Int: return "int32";
+    case ScalarType::Long: return "int64";
+    case ScalarType::Half: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
+    case ScalarType::Float: return "float32";
+    case ScalarType::Double: return "float64";
+    case ScalarType::ComplexFloat: return "complex64";
+    case ScalarType::ComplexDouble: return "complex128";
+    default: return "dtype?";
+  }
+}
+
+ScalarDtype scalar_dtype_of(ScalarType t) {
+  if (t == ScalarType::Bool) return ScalarDtype::Bool;
+  return is_integral(t) ? ScalarDtype::Int : ScalarDtype::Float;
+}
+
+std::string_view name(ValueProfile p) {
+  static constexpr std::string_view names[] = {"uniform", "boundary", "special", "zeros", "smallint", "sparse"};
+  return names[static_cast<int>(p)];
+}
+
+std::string MetaArg::to_string() const {
+  if (none) return "None";
+  if (!has_tensors(argtype)) return opsfuzz::to_string(value);
+  std::string s = is_tensor_list(argtype) ? "[" : "";
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    if (i) s += ", ";
+    s += t.none ? "None" : std::string(name(t.dtype)) + opsfuzz::to_string(t.shape);
+  }
+  return is_tensor_list(argtype) ? s + "]" : s;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,83 @@
+#include "argtypes/value.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace opsfuzz {
+
+std::string_view name(VarType t) {
+  static constexpr std::string_view names[] = {"Bool", "Int", "Float", "String", "ScalarDtype",
+                                               "TensorDtype", "MemoryFormat", "Tuple"};
+  return names[static_cast<int>(t)];
+}
+
+bool is_numeric(const Value& v) {
+  return std::holds_alternative<bool>(v) || std::holds_alternative<int64_t>(v) ||
+         std::holds_alternative<double>(v);
+}
+
+double as_double(const Value& v) {
+  if (auto* b = std::get_if<bool>(&v)) return *b;
+  if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  throw std::invalid_argument("not a number: " + to_string(v));
+}
+
+int64_t as_int(const Value& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return *i;
+  return static_cast<int64_t>(as_double(v));
+}
+
+Value coerce(VarType t, const Value& v) {
+  if (!is_numeric(v)) return v;
+  switch (t) {
+    case VarType::Bool: return as_double(v) != 0;
+    case VarType::Int: return std::holds_alternative<double>(v) ? v : Value(as_int(v));
+    case VarType::Float: return as_double(v);
+    default: return v;
+  }
+}
+
+namespace {
+std::string double_text(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.precision(17);
+  os << d;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string_view memory_format_name(c10::MemoryFormat f) {
+  switch (f) {
+    case c10::MemoryFormat::Contiguous: return "contiguous_format";
+    case c10::MemoryFormat::Preserve: return "preserve_format";
+    case c10::MemoryFormat::ChannelsLast: return "channels_last";
+    case c10::MemoryFormat::ChannelsLast3d: return "channels_last_3d";
+    default: return "memory_format?";
+  }
+}
+}  // namespace
+
+std::string to_string(const Value& v) {
+  struct {
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return double_text(d); }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+    std::string operator()(ScalarDtype d) const { return std::string(name(d)); }
+    std::string operator()(c10::ScalarType t) const { return std::string(name(t)); }
+    std::string operator()(c10::MemoryFormat f) const { return std::string(memory_format_name(f)); }
+    std::string operator()(const IntList& l) const {
+      std::string s = "[";
+      for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);
+      return s + "]";
+    }
+  } visitor;
+  return std::visit(visitor, v);
+}
+
+}  // namespace opsfuzz

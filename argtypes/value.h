@@ -1,0 +1,31 @@
+// One value of a variable: what a variable space holds and a generator samples.
+#pragma once
+
+#include "argtypes/argtypes.h"
+
+#include <c10/core/MemoryFormat.h>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace opsfuzz {
+
+// The variable types of the engine. Dim/Index/Length/Rank/Size are Int variables.
+enum class VarType : uint8_t { Bool, Int, Float, String, ScalarDtype, TensorDtype, MemoryFormat, Tuple };
+std::string_view name(VarType t);
+
+using IntList = std::vector<int64_t>;
+using Value = std::variant<bool, int64_t, double, std::string, ScalarDtype, c10::ScalarType,
+                           c10::MemoryFormat, IntList>;
+
+bool is_numeric(const Value& v);     // bool, int64 or double
+double as_double(const Value& v);    // numeric values only
+int64_t as_int(const Value& v);      // numeric values only (doubles truncated)
+// The representation a value takes in a space of type t (ints in Float spaces become doubles).
+Value coerce(VarType t, const Value& v);
+// Python-like text: True, 3, 2.5, float32, [1, 2], contiguous_format.
+std::string to_string(const Value& v);
+
+}  // namespace opsfuzz
