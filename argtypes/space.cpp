@@ -232,6 +232,20 @@ VariableSpace& VariableSpace::gt(double v) {
   return *this;
 }
 
+VariableSpace& VariableSpace::outside(double lo, double hi) {
+  if (!interval_) {
+    filter([&](const Value& x) { return as_double(x) < lo || as_double(x) > hi; });
+    return *this;
+  }
+  VariableSpace below = *this, above = *this;
+  below.lt(lo);
+  above.gt(hi);
+  intervals_ = below.intervals_;
+  intervals_.insert(intervals_.end(), above.intervals_.begin(), above.intervals_.end());
+  nan_ = false;
+  return *this;
+}
+
 VariableSpace& VariableSpace::intersect(const VariableSpace& other) {
   if (other.type_ != type_) throw std::invalid_argument("intersecting spaces of different types");
   if (!other.interval_) {

@@ -54,6 +54,7 @@ class VariableSpace {
   VariableSpace& lt(double v);
   VariableSpace& ge(double v);
   VariableSpace& gt(double v);
+  VariableSpace& outside(double lo, double hi);  // value < lo or value > hi
   VariableSpace& intersect(const VariableSpace& other);
   VariableSpace& remove_nan() { nan_ = false; return *this; }
 

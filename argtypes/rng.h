@@ -1,0 +1,48 @@
+// The one random source: explicit, seeded, passed down by reference. xoshiro256** seeded
+// through splitmix64, so a (seed, stream) pair always yields the same sequence on any machine.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace opsfuzz {
+
+constexpr uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A seed for stream `stream` of `seed` (a sample index, a round, a worker).
+constexpr uint64_t derive_seed(uint64_t seed, uint64_t stream) {
+  uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
+  return splitmix64(x);
+}
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0) {
+    for (auto& s : s_) s = splitmix64(seed);
+  }
+  uint64_t next() {
+    uint64_t result = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
+    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t, s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform integer in [lo, hi].
+  int64_t uniform_int(int64_t lo, int64_t hi) {
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+    return span == 0 ? static_cast<int64_t>(next()) : lo + static_cast<int64_t>(next() % span);
+  }
+  size_t index(size_t n) { return static_cast<size_t>(next() % n); }
+  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double uniform_real(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
+  bool chance(double p) { return uniform01() < p; }
+
+ private:
+  static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+}  // namespace opsfuzz

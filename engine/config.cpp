@@ -1,0 +1,39 @@
+#include "engine/config.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace opsfuzz {
+
+bool TensorConfig::allows(c10::ScalarType t) const {
+  if (!half && (t == c10::ScalarType::Half || t == c10::ScalarType::BFloat16)) return false;
+  return std::find(disallowed.begin(), disallowed.end(), t) == disallowed.end();
+}
+
+Config Config::parse(const std::string& words) {
+  Config cfg;
+  std::stringstream ss(words);
+  std::string word;
+  while (std::getline(ss, word, ',')) {
+    if (word.empty()) continue;
+    bool on = true;
+    std::string key = word;
+    if (key.rfind("no", 0) == 0 && key != "none") on = false, key = key.substr(2);
+    auto& t = cfg.tensor;
+    if (key == "zerodim") t.zero_dim = on;
+    else if (key == "empty") t.empty = on;
+    else if (key == "half") t.half = on;
+    else if (key == "transposed") t.transposed = on;
+    else if (key == "permuted") t.permuted = on;
+    else if (key == "strided") t.strided = on;
+    else if (key == "channels_last") t.channels_last = on;
+    else
+      throw std::invalid_argument("unknown config word '" + word +
+                                  "' (known: zerodim, empty, half, transposed, permuted, strided, "
+                                  "channels_last; prefix 'no' to switch off)");
+  }
+  return cfg;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,367 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace opsfuzz {
+namespace {
+
+using A = Attribute;
+
+VariableSpace dtype_space(const TensorConfig& tc) {
+  std::vector<Value> ds;
+  for (auto t : all_dtypes())
+    if (tc.allows(t)) ds.emplace_back(t);
+  return VariableSpace::of(VarType::TensorDtype, ds);
+}
+
+// The values a tensor of this dtype can hold.
+VariableSpace tensor_value_space(c10::ScalarType t) {
+  using L = std::numeric_limits<int64_t>;
+  switch (t) {
+    case c10::ScalarType::Bool: return VariableSpace::range(VarType::Int, 0, 1);
+    case c10::ScalarType::Byte: return VariableSpace::range(VarType::Int, 0, 255);
+    case c10::ScalarType::Char: return VariableSpace::range(VarType::Int, -128, 127);
+    case c10::ScalarType::Short: return VariableSpace::range(VarType::Int, -32768, 32767);
+    case c10::ScalarType::Int: return VariableSpace::range(VarType::Int, -2147483648.0, 2147483647.0);
+    case c10::ScalarType::Long:  // the largest double below 2^63
+      return VariableSpace::range(VarType::Int, static_cast<double>(L::min()), 9223372036854774784.0);
+    default: return VariableSpace(VarType::Float);
+  }
+}
+
+void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
+  auto first = [&]() -> const Value& {
+    if (op.values.empty()) throw std::invalid_argument(std::string(name(suffix)) + " needs a value");
+    return op.values.front();
+  };
+  switch (suffix) {
+    case Suffix::Eq: negate ? s.ne(first()) : s.eq(first()); break;
+    case Suffix::Ne: negate ? s.eq(first()) : s.ne(first()); break;
+    case Suffix::In: negate ? s.not_in(op.values) : s.in(op.values); break;
+    case Suffix::NotIn: negate ? s.in(op.values) : s.not_in(op.values); break;
+    case Suffix::Le: negate ? s.gt(as_double(first())) : s.le(as_double(first())); break;
+    case Suffix::Lt: negate ? s.ge(as_double(first())) : s.lt(as_double(first())); break;
+    case Suffix::Ge: negate ? s.lt(as_double(first())) : s.ge(as_double(first())); break;
+    case Suffix::Gt: negate ? s.le(as_double(first())) : s.gt(as_double(first())); break;
+    case Suffix::Be: {
+      if (op.values.size() != 2) throw std::invalid_argument("Be needs [lo, hi]");
+      double lo = as_double(op.values[0]), hi = as_double(op.values[1]);
+      negate ? s.outside(lo, hi) : s.ge(lo).le(hi);
+      break;
+    }
+    case Suffix::Gen: s.in(negate ? op.invalid : op.values); break;
+  }
+}
+
+// Bounds used to sample from an unbounded side of a space.
+constexpr double kWindow = 1 << 20;
+
+}  // namespace
+
+// ---- AttributeEngine ---------------------------------------------------------------------
+
+VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg& self) const {
+  const auto& lim = cfg_.limits;
+  const auto& tc = cfg_.tensor;
+  switch (a) {
+    case A::Optional: return VariableSpace(VarType::Bool);
+    case A::Dtype: return is_scalar(type) ? VariableSpace(VarType::ScalarDtype) : dtype_space(tc);
+    case A::Length:
+      return VariableSpace::range(VarType::Int, 0, is_tensor_list(type) ? lim.max_tensor_list : lim.max_int_list);
+    case A::Rank: return VariableSpace::range(VarType::Int, tc.zero_dim ? 0 : 1, lim.max_rank);
+    case A::Size: return VariableSpace::range(VarType::Int, tc.empty ? 0 : 1, lim.max_size);
+    case A::Value: break;
+  }
+  ArgType b = base(type);
+  if (has_tensors(type)) return tensor_value_space(self.tensors.empty() ? c10::ScalarType::Float : self.tensors.back().dtype);
+  if (is_scalar(type)) {
+    switch (self.scalar_dtype) {
+      case ScalarDtype::Bool: return VariableSpace(VarType::Bool);
+      case ScalarDtype::Int: return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
+      case ScalarDtype::Float: return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
+    }
+  }
+  if (is_scalar_type(type)) return dtype_space(tc);
+  if (is_memory_format(type)) return VariableSpace(VarType::MemoryFormat);
+  if (is_bool(type)) return VariableSpace(VarType::Bool);
+  if (is_float(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
+  if (is_string(type)) return VariableSpace(VarType::String);
+  if (b == ArgType::Shape) return VariableSpace::range(VarType::Int, tc.empty ? 0 : 1, lim.max_size);
+  if (b == ArgType::Length || b == ArgType::LengthList)
+    return VariableSpace::range(VarType::Int, lim.length_lo, lim.length_hi);
+  return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
+}
+
+VariableSpace AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
+                                     bool& negated, std::vector<std::string>* applied) const {
+  VariableSpace s = universe(arg.type, a, ctx.self());
+  negated = false;
+  for (size_t k = 0; k < arg.constraints.size(); ++k) {
+    const auto& c = arg.constraints[k];
+    if (c.attribute != a) continue;
+    auto op = c.fn(ctx);
+    if (!op) continue;
+    bool neg = static_cast<int>(k) == negate;
+    apply(s, c.suffix, *op, neg);
+    negated |= neg;
+    if (applied) applied->push_back(neg ? "not " + c.label : c.label);
+  }
+  return s;
+}
+
+std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
+                                               size_t all_up_to) const {
+  std::vector<Value> out;
+  auto add = [&](const Value& raw) {
+    Value v = coerce(s.type(), raw);
+    if (s.contains(v) && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  };
+  int64_t size = s.size();
+  if (size >= 0 && static_cast<size_t>(size) <= std::max(n, all_up_to)) {
+    auto all = s.enumerate(static_cast<size_t>(size));
+    if (all.size() > 2) std::rotate(all.begin() + 1, all.end() - 1, all.end());  // min, max, rest
+    return all;
+  }
+  if (auto lo = s.min(); lo && std::isfinite(*lo)) add(*lo);
+  if (auto hi = s.max(); hi && std::isfinite(*hi)) add(*hi);
+  if (s.is_interval())
+    for (double special : {0.0, 1.0, -1.0}) add(special);
+  for (size_t attempt = 0; out.size() < n && attempt < 8 * n; ++attempt) add(pick(s, rng));
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+Value AttributeEngine::pick(const VariableSpace& s, Rng& rng) const {
+  if (s.empty()) throw std::logic_error("pick from an empty space");
+  if (!s.is_interval()) {
+    if (!s.is_cofinite()) return *(s.values().begin() + rng.index(s.values().size()));
+    if (s.type() != VarType::String)
+      throw std::invalid_argument("an unbounded " + std::string(name(s.type())) + " space needs an In constraint");
+    for (;;) {
+      std::string str(1 + rng.index(6), 'a');
+      for (auto& ch : str) ch = static_cast<char>('a' + rng.index(26));
+      if (s.contains(str)) return str;
+    }
+  }
+  const auto& iv = s.intervals();
+  if (iv.empty()) return std::nan("");  // only NaN is left
+  bool is_int = s.type() == VarType::Int;
+  if (rng.chance(0.25)) {  // a boundary or 0/±1
+    double specials[] = {iv.front().lo, iv.back().hi, 0, 1, -1};
+    double v = specials[rng.index(5)];
+    if (std::isfinite(v) && s.contains(v)) return is_int ? Value(static_cast<int64_t>(v)) : Value(v);
+  }
+  // An interval weighted by its width, then a uniform value in it.
+  auto width = [&](const Interval& i) {
+    double lo = std::max(i.lo, -kWindow), hi = std::min(i.hi, kWindow);
+    return std::max(0.0, hi - lo) + (is_int ? 1 : 0);
+  };
+  double total = 0;
+  for (const auto& i : iv) total += width(i);
+  double r = rng.uniform01() * total;
+  const Interval* chosen = &iv.back();
+  for (const auto& i : iv) {
+    if (r < width(i)) { chosen = &i; break; }
+    r -= width(i);
+  }
+  double lo = std::clamp(chosen->lo, -kWindow, kWindow), hi = std::clamp(chosen->hi, -kWindow, kWindow);
+  if (chosen->lo > kWindow || chosen->hi < -kWindow) lo = hi = chosen->lo > kWindow ? chosen->lo : chosen->hi;
+  if (is_int) return rng.uniform_int(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+  return lo == hi ? lo : rng.uniform_real(lo, hi);
+}
+
+// ---- StructuralEngine --------------------------------------------------------------------
+
+bool StructuralEngine::solve(Attribute a, int64_t count, IntList& out) {
+  out.clear();
+  owner_.negate_at_ = count > 0 ? static_cast<int64_t>(owner_.rng_->index(static_cast<size_t>(count))) : 0;
+  for (int64_t i = 0; i < count; ++i) {
+    Value v;
+    if (!owner_.choose(a, i, count, &out, v)) return false;
+    out.push_back(as_int(v));
+  }
+  return true;
+}
+
+// ---- MetaArgEngine -----------------------------------------------------------------------
+
+bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                              VariableSpace& space) {
+  const ArgSpec& arg = *argspec_;
+  Ctx ctx(*metas_, values_, *meta_);
+  ctx.index = element, ctx.count = count, ctx.partial = partial, ctx.entry = entry_;
+  bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
+  bool applied = false;
+  std::vector<std::string> labels;
+  if (wants) {
+    space = attrs_.solve(arg, a, ctx, req_.negate, applied, &labels);
+    bool here = element < 0 || element >= negate_at_ || element == count - 1;
+    if (applied && here && !space.empty()) {
+      negated_ = true;
+      return true;
+    }
+    labels.clear();
+  }
+  space = attrs_.solve(arg, a, ctx, -1, applied, &labels);
+  if (!space.empty()) return true;
+  dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
+  return false;
+}
+
+bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {
+  VariableSpace space;
+  if (!space_for(a, element, count, partial, space)) return false;
+  if (req_.focus == a) {
+    size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
+    auto c = attrs_.candidates(space, static_cast<size_t>(cfg_.limits.variants), *rng_, all);
+    variants_ = std::max(variants_, static_cast<int>(c.size()));
+    out = c[static_cast<size_t>(req_.variant) % c.size()];
+  } else {
+    out = attrs_.pick(space, *rng_);
+  }
+  return true;
+}
+
+bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_entry) {
+  Value v;
+  if (optional_entry) {
+    if (!choose(A::Optional, entry_, count, nullptr, v)) return false;
+    if ((t.none = std::get<bool>(v))) return true;
+  }
+  if (!choose(A::Dtype, entry_, count, nullptr, v)) return false;
+  t.dtype = std::get<c10::ScalarType>(v);
+  if (!choose(A::Rank, entry_, count, nullptr, v)) return false;
+  if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
+  if (!space_for(A::Value, entry_, count, nullptr, t.values)) return false;
+  if (req_.focus == A::Value) {
+    t.profile = kValueProfiles[static_cast<size_t>(req_.variant) % std::size(kValueProfiles)];
+    variants_ = static_cast<int>(std::size(kValueProfiles));
+  }
+  return true;
+}
+
+bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const std::vector<c10::IValue>* values,
+                          const ArgRequest& req, Rng& rng, MetaArg& out, const ArgSpec* spec_arg) {
+  argspec_ = spec_arg ? spec_arg : &spec_.args()[arg];
+  arg_ = arg, metas_ = &metas, values_ = values, req_ = req, rng_ = &rng, meta_ = &out;
+  entry_ = -1, negate_at_ = 0, variants_ = 1, negated_ = false;
+  const ArgType type = argspec_->type;
+  out = MetaArg{};
+  out.argtype = type;
+  Value v;
+  bool ok = true;
+  if (is_optional(type)) {
+    if (!choose(A::Optional, -1, -1, nullptr, v)) return false;
+    out.none = std::get<bool>(v);
+  }
+  if (out.none) {
+  } else if (is_tensor(type)) {
+    out.tensors.resize(1);
+    ok = solve_tensor(out.tensors[0], -1, false);
+  } else if (is_tensor_list(type)) {
+    if (!choose(A::Length, -1, -1, nullptr, v)) return false;
+    int64_t n = as_int(v);
+    out.tensors.resize(static_cast<size_t>(n));
+    negate_at_ = n > 0 ? static_cast<int64_t>(rng.index(static_cast<size_t>(n))) : 0;
+    int64_t entry_negate_at = negate_at_;
+    for (entry_ = 0; ok && entry_ < n; ++entry_) {
+      negate_at_ = entry_negate_at;
+      ok = solve_tensor(out.tensors[static_cast<size_t>(entry_)], n, type == ArgType::TensorOptList);
+    }
+    entry_ = -1;
+  } else if (is_scalar(type)) {
+    ok = choose(A::Dtype, -1, -1, nullptr, v);
+    if (ok) out.scalar_dtype = std::get<ScalarDtype>(v);
+    ok = ok && choose(A::Value, -1, -1, nullptr, out.value);
+  } else if (is_int_list(type)) {
+    ok = choose(A::Length, -1, -1, nullptr, v);
+    IntList list;
+    ok = ok && StructuralEngine(*this).solve(A::Value, as_int(v), list);
+    out.value = std::move(list);
+  } else {
+    ok = choose(A::Value, -1, -1, nullptr, out.value);
+    if (ok && is_int(type)) out.value = as_int(out.value);
+  }
+  if (!ok) return false;
+  if (req.negate >= 0 && !negated_) {  // the constraint could not be violated on this path
+    const auto& c = argspec_->constraints[req.negate];
+    dead_end_ = DeadEnd{arg, c.attribute, -1, {"cannot violate " + c.label}};
+    return false;
+  }
+  return true;
+}
+
+std::string DeadEnd::describe(const Spec& spec) const {
+  std::string s = spec.op() + ": argument '" + (arg >= 0 ? spec.args()[arg].name : "?") + "', attribute " +
+                  std::string(name(attribute));
+  if (element >= 0) s += " [element " + std::to_string(element) + "]";
+  s += ": no value satisfies";
+  const char* sep = " ";
+  for (const auto& c : constraints) s += sep + c, sep = ", ";
+  if (constraints.empty()) s += " the limits of the configuration";
+  return s;
+}
+
+// ---- MetaArgTupleEngine ------------------------------------------------------------------
+
+MetaArgTupleEngine::MetaArgTupleEngine(const Spec& spec, const Config& cfg)
+    : spec_(spec), cfg_(cfg), attrs_(cfg_), args_(spec_, cfg_, attrs_), order_(solve_order(spec)) {}
+
+std::vector<Task> MetaArgTupleEngine::valid_tasks() const {
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < spec_.args().size(); ++i)
+    for (Attribute a : hierarchy(spec_.args()[i].type)) tasks.push_back({static_cast<int>(i), a, -1});
+  return tasks;
+}
+
+std::vector<Task> MetaArgTupleEngine::invalid_tasks() const {
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < spec_.args().size(); ++i) {
+    const auto& cs = spec_.args()[i].constraints;
+    for (size_t k = 0; k < cs.size(); ++k)
+      if (cs[k].negatable) tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
+  }
+  return tasks;
+}
+
+bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const std::vector<c10::IValue>* values,
+                               const Materialize& materialize, MetaTuple& out) {
+  out.metas.resize(spec_.args().size());
+  out.variants = 1;
+  out.violated.clear();
+  for (int arg : order_) {
+    ArgRequest req;
+    if (arg == task.arg) {
+      if (task.valid()) req.focus = task.attribute, req.variant = variant;
+      else req.negate = task.constraint;
+    }
+    if (!args_.solve(arg, out.metas, values, req, rng, out.metas[static_cast<size_t>(arg)])) {
+      dead_end_ = args_.dead_end();
+      return false;
+    }
+    if (arg == task.arg) out.variants = args_.variants();
+    if (materialize) materialize(arg, out.metas[static_cast<size_t>(arg)]);
+  }
+  if (!task.valid()) out.violated = spec_.args()[task.arg].constraints[task.constraint].label;
+  return true;
+}
+
+bool MetaArgTupleEngine::solve_outs(Rng& rng, const std::vector<c10::IValue>* values, MetaTuple& out) {
+  out.outs.resize(spec_.outs().size());
+  for (size_t k = 0; k < spec_.outs().size(); ++k)
+    if (!args_.solve(-1, out.metas, values, {}, rng, out.outs[k], &spec_.outs()[k])) {
+      dead_end_ = args_.dead_end();
+      return false;
+    }
+  return true;
+}
+
+std::string MetaArgTupleEngine::describe(const Task& task) const {
+  const auto& arg = spec_.args()[task.arg];
+  if (!task.valid()) return "violate " + arg.constraints[task.constraint].label;
+  return "vary " + arg.name + "." + std::string(name(task.attribute));
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,149 @@
+// The engines: from a Spec to tuples of MetaArgs.
+//   AttributeEngine     one attribute variable -> its space -> candidate values
+//   StructuralEngine    per-element variables in sequence (a tensor's sizes, a list's values)
+//   MetaArgEngine       one argument, attribute by attribute in hierarchy order -> MetaArg
+//   MetaArgTupleEngine  all arguments in dependency order -> one tuple per task and variant
+#pragma once
+
+#include "argtypes/rng.h"
+#include "engine/config.h"
+#include "specs/model/spec.h"
+
+#include <optional>
+#include <stdexcept>
+
+namespace opsfuzz {
+
+// A spec whose constraints leave some variable no value at all.
+struct UnsatisfiableSpec : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Where a solve found an empty space.
+struct DeadEnd {
+  int arg = -1;
+  Attribute attribute = Attribute::Value;
+  int64_t element = -1;
+  std::vector<std::string> constraints;  // labels of the constraints applied
+  std::string describe(const Spec& spec) const;
+};
+
+class AttributeEngine {
+ public:
+  explicit AttributeEngine(const Config& cfg) : cfg_(cfg) {}
+  // Every value the variable may take before constraints (the limits of the config).
+  VariableSpace universe(ArgType type, Attribute a, const MetaArg& self) const;
+  // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
+  // into arg.constraints) is applied negated; `negated` tells whether it applied here.
+  VariableSpace solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
+                      std::vector<std::string>* applied = nullptr) const;
+  // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
+  // space with at most `all_up_to` members gives all of them.
+  std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
+  // One value, boundaries and special values favoured.
+  Value pick(const VariableSpace& s, Rng& rng) const;
+
+ private:
+  const Config& cfg_;
+};
+
+struct ArgRequest {
+  std::optional<Attribute> focus;  // the attribute to vary
+  int variant = 0;                 // which of its candidates
+  int negate = -1;                 // the constraint to violate
+};
+
+class MetaArgEngine;
+
+class StructuralEngine {
+ public:
+  explicit StructuralEngine(MetaArgEngine& owner) : owner_(owner) {}
+  // Solves `count` per-element variables of attribute `a` in order, each seeing the ones before.
+  bool solve(Attribute a, int64_t count, IntList& out);
+
+ private:
+  MetaArgEngine& owner_;
+};
+
+class MetaArgEngine {
+ public:
+  MetaArgEngine(const Spec& spec, const Config& cfg, const AttributeEngine& attrs)
+      : spec_(spec), cfg_(cfg), attrs_(attrs) {}
+  // Solves argument `arg` (spec.args()[arg], or an out argument when `spec_arg` is given) given
+  // the solved and materialized dependencies. False on a dead end.
+  bool solve(int arg, const std::vector<MetaArg>& metas, const std::vector<c10::IValue>* values,
+             const ArgRequest& req, Rng& rng, MetaArg& out, const ArgSpec* spec_arg = nullptr);
+  int variants() const { return variants_; }   // candidates the focused attribute offered
+  bool negated() const { return negated_; }    // the negated constraint was applied
+  const DeadEnd& dead_end() const { return dead_end_; }
+
+ private:
+  friend class StructuralEngine;
+  // Chooses one variable of attribute `a` (element `element` of `count` when per-element).
+  bool choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out);
+  // The space of that variable, negated when this is where the requested violation goes.
+  bool space_for(Attribute a, int64_t element, int64_t count, const IntList* partial, VariableSpace& space);
+  bool solve_tensor(TensorMeta& t, int64_t count, bool optional_entry);
+
+  const Spec& spec_;
+  const Config& cfg_;
+  const AttributeEngine& attrs_;
+  // State of the current solve.
+  int arg_ = -1;
+  const ArgSpec* argspec_ = nullptr;
+  const std::vector<MetaArg>* metas_ = nullptr;
+  const std::vector<c10::IValue>* values_ = nullptr;
+  ArgRequest req_;
+  Rng* rng_ = nullptr;
+  MetaArg* meta_ = nullptr;
+  int64_t entry_ = -1;
+  int64_t negate_at_ = 0;  // the element that a per-element negation prefers
+  int variants_ = 1;
+  bool negated_ = false;
+  DeadEnd dead_end_;
+};
+
+// One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
+// constraint `constraint` of argument `arg` (invalid).
+struct Task {
+  int arg = 0;
+  Attribute attribute = Attribute::Value;
+  int constraint = -1;
+  bool valid() const { return constraint < 0; }
+};
+
+struct MetaTuple {
+  std::vector<MetaArg> metas;  // by argument index
+  int variants = 1;            // candidates of the focused attribute
+  std::string violated;        // label of the violated constraint (invalid tuples)
+  std::vector<MetaArg> outs;   // out= arguments, when asked for
+};
+
+class MetaArgTupleEngine {
+ public:
+  MetaArgTupleEngine(const Spec& spec, const Config& cfg);
+  const Spec& spec() const { return spec_; }
+  const std::vector<int>& order() const { return order_; }
+  std::vector<Task> valid_tasks() const;    // every argument x every attribute of its hierarchy
+  std::vector<Task> invalid_tasks() const;  // every argument x every negatable constraint
+  // Called after each argument is solved, so that dependants see its materialized value.
+  using Materialize = std::function<void(int arg, const MetaArg& meta)>;
+  // One attempt at a tuple for `task`. False on a dead end (or, invalid, when the constraint
+  // could not be violated); dead_end() says where.
+  bool solve(const Task& task, int variant, Rng& rng, const std::vector<c10::IValue>* values,
+             const Materialize& materialize, MetaTuple& out);
+  const DeadEnd& dead_end() const { return dead_end_; }
+  std::string describe(const Task& task) const;
+  // Solves the out= arguments of the spec for a solved tuple (into out.outs).
+  bool solve_outs(Rng& rng, const std::vector<c10::IValue>* values, MetaTuple& out);
+
+ private:
+  const Spec& spec_;
+  Config cfg_;
+  AttributeEngine attrs_;
+  MetaArgEngine args_;
+  std::vector<int> order_;
+  DeadEnd dead_end_;
+};
+
+}  // namespace opsfuzz

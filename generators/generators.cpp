@@ -1,0 +1,197 @@
+#include "generators/generators.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace opsfuzz {
+namespace {
+
+double subnormal(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Float: return std::numeric_limits<float>::denorm_min();
+    case c10::ScalarType::Double: return std::numeric_limits<double>::denorm_min();
+    case c10::ScalarType::Half: return 5.9604644775390625e-08;
+    case c10::ScalarType::BFloat16: return 9.183549615799121e-41;
+    default: return 0;
+  }
+}
+
+template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(gen.next(rng));
+}
+
+// Integers drawn as doubles may sit just outside the dtype's range after rounding.
+template <class T> void fill_int(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
+  constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+  for (int64_t i = 0; i < n; ++i) {
+    double v = gen.next(rng);
+    data[i] = v >= hi ? std::numeric_limits<T>::max() : v <= lo ? std::numeric_limits<T>::lowest() : static_cast<T>(v);
+  }
+}
+
+template <class C> void fill_complex(C* data, int64_t n, VariableGenerator& gen, Rng& rng) {
+  using R = typename C::value_type;
+  for (int64_t i = 0; i < n; ++i) data[i] = C(static_cast<R>(gen.next(rng)), static_cast<R>(gen.next(rng)));
+}
+
+}  // namespace
+
+at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
+  at::Tensor t = at::empty(meta.shape, at::TensorOptions().dtype(meta.dtype));
+  VariableGenerator gen(meta.values, meta.profile, subnormal(meta.dtype));
+  int64_t n = t.numel();
+  using S = c10::ScalarType;
+  switch (meta.dtype) {
+    case S::Bool: {
+      bool* d = t.data_ptr<bool>();
+      for (int64_t i = 0; i < n; ++i) d[i] = gen.next(rng) != 0;
+      break;
+    }
+    case S::Byte: fill_int(t.data_ptr<uint8_t>(), n, gen, rng); break;
+    case S::Char: fill_int(t.data_ptr<int8_t>(), n, gen, rng); break;
+    case S::Short: fill_int(t.data_ptr<int16_t>(), n, gen, rng); break;
+    case S::Int: fill_int(t.data_ptr<int32_t>(), n, gen, rng); break;
+    case S::Long: fill_int(t.data_ptr<int64_t>(), n, gen, rng); break;
+    case S::Half: fill(t.data_ptr<c10::Half>(), n, gen, rng); break;
+    case S::BFloat16: fill(t.data_ptr<c10::BFloat16>(), n, gen, rng); break;
+    case S::Float: fill(t.data_ptr<float>(), n, gen, rng); break;
+    case S::Double: fill(t.data_ptr<double>(), n, gen, rng); break;
+    case S::ComplexFloat: fill_complex(t.data_ptr<c10::complex<float>>(), n, gen, rng); break;
+    case S::ComplexDouble: fill_complex(t.data_ptr<c10::complex<double>>(), n, gen, rng); break;
+    default: throw std::invalid_argument("cannot generate tensors of dtype " + std::string(name(meta.dtype)));
+  }
+  return relayout(t, rng);
+}
+
+at::Tensor TensorGenerator::relayout(const at::Tensor& t, Rng& rng) const {
+  enum Layout { Transposed, Permuted, Strided, ChannelsLast };
+  int64_t r = t.dim();
+  Layout options[4];
+  size_t n = 0;
+  if (cfg_.transposed && r >= 2) options[n++] = Transposed;
+  if (cfg_.permuted && r >= 2) options[n++] = Permuted;
+  if (cfg_.strided && r >= 1) options[n++] = Strided;
+  if (cfg_.channels_last && (r == 4 || r == 5)) options[n++] = ChannelsLast;
+  if (n == 0) return t;
+  switch (options[rng.index(n)]) {
+    case Transposed: return t.transpose(-1, -2).contiguous().transpose(-1, -2);
+    case Permuted: {
+      std::vector<int64_t> perm(static_cast<size_t>(r)), inverse(static_cast<size_t>(r));
+      std::iota(perm.begin(), perm.end(), 0);
+      for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.index(i + 1)]);
+      for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+      return t.permute(perm).contiguous().permute(inverse);
+    }
+    case Strided: {
+      auto sizes = t.sizes().vec();
+      sizes.back() *= 2;
+      at::Tensor wide = at::empty(sizes, t.options());
+      at::Tensor view = wide.slice(-1, 0, sizes.back(), 2);
+      view.copy_(t);
+      return view;
+    }
+    case ChannelsLast:
+      return t.contiguous(r == 4 ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::ChannelsLast3d);
+  }
+  return t;
+}
+
+c10::IValue ArgumentGenerator::generate(const MetaArg& meta, Rng& rng) const {
+  if (meta.none) return {};
+  const ArgType type = meta.argtype;
+  if (is_tensor(type)) return tensors_.generate(meta.tensor(), rng);
+  if (type == ArgType::TensorList) {
+    c10::List<at::Tensor> list;
+    for (const auto& t : meta.tensors) list.push_back(tensors_.generate(t, rng));
+    return list;
+  }
+  if (type == ArgType::TensorOptList) {
+    c10::List<c10::optional<at::Tensor>> list;
+    for (const auto& t : meta.tensors)
+      list.push_back(t.none ? c10::optional<at::Tensor>() : c10::optional<at::Tensor>(tensors_.generate(t, rng)));
+    return list;
+  }
+  if (is_scalar(type)) {
+    switch (meta.scalar_dtype) {
+      case ScalarDtype::Bool: return c10::Scalar(as_double(meta.value) != 0);
+      case ScalarDtype::Int: return c10::Scalar(as_int(meta.value));
+      case ScalarDtype::Float: return c10::Scalar(as_double(meta.value));
+    }
+  }
+  if (is_int_list(type)) return c10::IValue(std::get<IntList>(meta.value));
+  if (is_scalar_type(type)) return std::get<c10::ScalarType>(meta.value);
+  if (is_memory_format(type)) return std::get<c10::MemoryFormat>(meta.value);
+  if (is_bool(type)) return as_double(meta.value) != 0;
+  if (is_float(type)) return as_double(meta.value);
+  if (is_string(type)) return std::get<std::string>(meta.value);
+  return as_int(meta.value);
+}
+
+ArgumentTupleGenerator::ArgumentTupleGenerator(const Spec& spec, Config cfg, uint64_t seed, Validity validity,
+                                               bool with_out)
+    : spec_(spec), cfg_(std::move(cfg)), seed_(seed), validity_(validity), with_out_(with_out),
+      engine_(spec_, cfg_), args_(cfg_.tensor),
+      tasks_(validity == Validity::Valid ? engine_.valid_tasks() : engine_.invalid_tasks()) {}
+
+uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_; }
+
+bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
+  Rng rng(derive_seed(seed_, index_));
+  const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1);
+  auto materialize = [&](int arg, const MetaArg& meta) { values_[static_cast<size_t>(arg)] = args_.generate(meta, rng); };
+  for (int i = 0; i < retries; ++i) {
+    ++stats_.attempts;
+    values_.assign(spec_.args().size(), c10::IValue());
+    if (engine_.solve(task, variant_, rng, &values_, materialize, tuple_) &&
+        (!with_out_ || engine_.solve_outs(rng, &values_, tuple_)))
+      break;
+    ++stats_.dead_ends;
+    if (i + 1 < retries) continue;
+    if (task.valid()) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
+    return false;
+  }
+  out.op = spec_.op();
+  out.args.clear(), out.kwargs.clear(), out.outs.clear();
+  for (size_t i = 0; i < spec_.args().size(); ++i) {
+    const auto& a = spec_.args()[i];
+    if (a.keyword) out.kwargs.emplace_back(a.name, std::move(values_[i]));
+    else out.args.push_back(std::move(values_[i]));
+  }
+  if (with_out_)
+    for (size_t k = 0; k < tuple_.outs.size(); ++k)
+      out.outs.emplace_back(spec_.outs()[k].name, args_.generate(tuple_.outs[k], rng));
+  out.metas = tuple_.metas;
+  out.valid = task.valid();
+  out.violated = tuple_.violated;
+  out.seed = seed_;
+  out.index = index_;
+  return true;
+}
+
+bool ArgumentTupleGenerator::next(Sample& out) {
+  if (tasks_.empty()) return false;
+  for (;;) {
+    if (task_ == tasks_.size()) {
+      if (produced_this_round_ == 0) return false;
+      if (stats_.rounds++ == 0) first_round_ = produced_this_round_;
+      task_ = 0, produced_this_round_ = 0;
+    }
+    const Task& task = tasks_[task_];
+    bool ok = attempt(task, out);
+    if (ok && variant_ == 0) variants_ = tuple_.variants;
+    if (!ok) {
+      ++stats_.skipped_tasks;
+      variants_ = 1;
+    }
+    if (++variant_ >= variants_) ++task_, variant_ = 0;
+    if (!ok) continue;
+    ++index_, ++produced_this_round_, ++stats_.samples;
+    return true;
+  }
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,90 @@
+// Generators turn solved MetaArgs into real values: tensors, IValues, and whole samples.
+#pragma once
+
+#include "engine/engine.h"
+#include "generators/variable_generator.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+
+#include <memory>
+
+namespace opsfuzz {
+
+// TensorMeta (dtype, shape, value space, profile) -> at::Tensor, in the layout the config
+// asks for (contiguous, or a non-contiguous tensor holding the same values).
+class TensorGenerator {
+ public:
+  explicit TensorGenerator(const TensorConfig& cfg) : cfg_(cfg) {}
+  at::Tensor generate(const TensorMeta& meta, Rng& rng) const;
+
+ private:
+  at::Tensor relayout(const at::Tensor& t, Rng& rng) const;
+  const TensorConfig& cfg_;
+};
+
+// MetaArg -> c10::IValue with the C++ type the schema expects.
+class ArgumentGenerator {
+ public:
+  explicit ArgumentGenerator(const TensorConfig& cfg) : tensors_(cfg) {}
+  c10::IValue generate(const MetaArg& meta, Rng& rng) const;
+
+ private:
+  TensorGenerator tensors_;
+};
+
+struct Sample {
+  std::string op;                   // "add.Tensor"
+  std::vector<c10::IValue> args;    // positional
+  std::vector<std::pair<std::string, c10::IValue>> kwargs;
+  std::vector<std::pair<std::string, c10::IValue>> outs;  // when asked for
+  std::vector<MetaArg> metas;       // every argument, positional then keyword
+  bool valid = true;
+  std::string violated;             // the constraint an invalid sample violates
+  uint64_t seed = 0;
+  uint64_t index = 0;               // (op, seed, index) regenerates this sample
+};
+
+struct GenerationStats {
+  uint64_t samples = 0;
+  uint64_t attempts = 0;
+  uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
+  uint64_t skipped_tasks = 0; // invalid tasks whose constraint could not be violated
+  uint64_t rounds = 0;        // completed passes over the task plan
+};
+
+enum class Validity { Valid, Invalid };
+
+// Spec -> an endless stream of samples following the engine's coverage plan: one pass over
+// every task (and every variant of it) is a round; the next round continues with new values.
+class ArgumentTupleGenerator {
+ public:
+  ArgumentTupleGenerator(const Spec& spec, Config cfg, uint64_t seed, Validity validity, bool with_out = false);
+  // False only when no sample can be produced at all (an invalid stream for a spec with no
+  // violable constraint). Throws UnsatisfiableSpec when a valid task never solves.
+  bool next(Sample& out);
+  const GenerationStats& stats() const { return stats_; }
+  uint64_t tuples_per_round() const;  // samples in the first round (after one round has run)
+
+ private:
+  bool attempt(const Task& task, Sample& out);
+
+  const Spec& spec_;
+  Config cfg_;
+  uint64_t seed_;
+  Validity validity_;
+  bool with_out_;
+  MetaArgTupleEngine engine_;
+  ArgumentGenerator args_;
+  std::vector<Task> tasks_;
+  size_t task_ = 0;
+  int variant_ = 0, variants_ = 1;
+  uint64_t index_ = 0;
+  uint64_t first_round_ = 0;
+  uint64_t produced_this_round_ = 0;
+  std::vector<c10::IValue> values_;
+  MetaTuple tuple_;
+  GenerationStats stats_;
+};
+
+}  // namespace opsfuzz

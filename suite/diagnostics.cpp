@@ -1,0 +1,89 @@
+#include "suite/diagnostics.h"
+
+#include <algorithm>
+
+namespace opsfuzz::suite {
+
+std::string Diagnostic::str() const {
+  std::string out = pos.str() + (severity == Severity::Error ? ": error: " : ": warning: ");
+  if (!test.empty()) out += test + ": ";
+  if (!path.empty()) out += path + ": ";
+  return out + message;
+}
+
+void Diagnostics::add(Diagnostic d) {
+  // A template expands into many tests: report a problem of its shared parts once.
+  for (const auto& old : items_)
+    if (old.pos.line == d.pos.line && old.pos.column == d.pos.column && old.message == d.message &&
+        old.pos.file == d.pos.file)
+      return;
+  if (d.severity == Diagnostic::Severity::Error) ++errors_;
+  items_.push_back(std::move(d));
+}
+
+void Diagnostics::error(const Pos& pos, std::string test, std::string path, std::string message) {
+  add({Diagnostic::Severity::Error, pos, std::move(test), std::move(path), std::move(message)});
+}
+
+void Diagnostics::warning(const Pos& pos, std::string test, std::string path,
+                          std::string message) {
+  add({Diagnostic::Severity::Warning, pos, std::move(test), std::move(path), std::move(message)});
+}
+
+std::vector<Diagnostic> Diagnostics::errors() const {
+  std::vector<Diagnostic> out;
+  for (const auto& d : items_)
+    if (d.severity == Diagnostic::Severity::Error) out.push_back(d);
+  return out;
+}
+
+std::vector<Diagnostic> Diagnostics::warnings() const {
+  std::vector<Diagnostic> out;
+  for (const auto& d : items_)
+    if (d.severity == Diagnostic::Severity::Warning) out.push_back(d);
+  return out;
+}
+
+std::string Diagnostics::str() const {
+  std::string out;
+  for (const auto& d : items_) out += d.str() + "\n";
+  return out;
+}
+
+SuiteError::SuiteError(Diagnostics diagnostics)
+    : std::runtime_error(diagnostics.str()), diagnostics_(std::move(diagnostics)) {}
+
+static size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest(std::string_view word, std::span<const std::string> candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;  // beyond this: no suggestion
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
+  std::string best = closest(word, candidates);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+}  // namespace opsfuzz::suite

@@ -1,0 +1,60 @@
+// Validation errors and warnings: where (file:line:column), which test, which path, why.
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suite/value.h"
+
+namespace opsfuzz::suite {
+
+struct Diagnostic {
+  enum class Severity { Error, Warning };
+  Severity severity = Severity::Error;
+  Pos pos;
+  std::string test;     // "tests[3] (id add_x)" or empty outside tests
+  std::string path;     // "tests[3].in[0].elem.low"
+  std::string message;  // includes "did you mean" suggestions
+
+  // "file:3:7: error: tests[3] (add_x): tests[3].in[0].low: low and high must be given together"
+  std::string str() const;
+};
+
+// Collects every problem found so all of them are reported together.
+class Diagnostics {
+ public:
+  void error(const Pos& pos, std::string test, std::string path, std::string message);
+  void warning(const Pos& pos, std::string test, std::string path, std::string message);
+
+  bool has_errors() const { return errors_ > 0; }
+  size_t error_count() const { return errors_; }
+  const std::vector<Diagnostic>& all() const { return items_; }
+  std::vector<Diagnostic> errors() const;
+  std::vector<Diagnostic> warnings() const;
+  std::string str() const;  // one line per diagnostic
+
+ private:
+  void add(Diagnostic d);
+  std::vector<Diagnostic> items_;
+  size_t errors_ = 0;
+};
+
+// Thrown by load_suite when the document has errors; what() lists them all.
+class SuiteError : public std::runtime_error {
+ public:
+  explicit SuiteError(Diagnostics diagnostics);
+  const Diagnostics& diagnostics() const { return diagnostics_; }
+
+ private:
+  Diagnostics diagnostics_;
+};
+
+// The candidate closest to word by edit distance, if it is close enough to be a likely typo.
+std::string closest(std::string_view word, std::span<const std::string> candidates);
+// " (did you mean 'x'?)" or "" when nothing is close.
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
+
+}  // namespace opsfuzz::suite

@@ -1,0 +1,475 @@
+// Template expansion and test parsing: from the merged document to a Suite of concrete tests.
+#include <filesystem>
+#include <map>
+
+#include "suite/ids.h"
+#include "suite/nodes.h"
+#include "suite/suite.h"
+
+namespace opsfuzz::suite {
+
+namespace {
+
+using Keys = std::vector<std::string>;
+using Assignment = std::vector<std::pair<std::string, Value>>;  // var name -> value as written
+
+const Keys kTestKeys = {"id", "impl", "op", "in", "kwargs", "out", "device",
+                        "cast_input0_to_complex"};
+
+// A template's declared vars and the assignments it expands to.
+struct Template {
+  std::vector<std::pair<std::string, std::vector<Value>>> vars;  // sorted by name
+  std::vector<Assignment> assignments;
+};
+
+std::string label(const RawTest& raw) {
+  std::string out = "tests[" + std::to_string(raw.index) + "]";
+  const Value* id = raw.node->is_map() ? raw.node->find("id") : nullptr;
+  if (id && !python_str(*id).empty()) out += " (" + python_str(*id) + ")";
+  return out;
+}
+
+class Expander {
+ public:
+  Expander(const Document& doc, Diagnostics& diagnostics)
+      : doc_(doc), diagnostics_(diagnostics), parser_(doc, diagnostics) {}
+
+  Suite run();
+
+ private:
+  void expand(const RawTest& raw, size_t position);
+  void expand_module_template(const RawTest& raw, const Value& op);
+  void expand_compare_pair(const RawTest& raw, const Value& op);
+  std::optional<Template> parse_template(const Value& op, const std::string& path);
+  std::vector<Assignment> assignments(const Template& t, const Value* cases,
+                                      const std::string& path);
+  // Replaces var nodes in v by their values (a dim symbol by its integer).
+  Value substitute(const Value& v, const Assignment& env, const std::string& path);
+  // The raw test with its op replaced and vars substituted in in/kwargs.
+  Value concrete_test(const Value& raw, Value op, const Assignment& env);
+  std::optional<size_t> add_test(const RawTest& raw, const Value& test, std::string id,
+                                 std::string pair);
+
+  const Document& doc_;
+  Diagnostics& diagnostics_;
+  NodeParser parser_;
+  Suite suite_;
+  std::map<std::string, Pos> ids_;  // expanded id -> where its test was written
+  std::string path_;                // "tests[3]" of the test being expanded
+};
+
+Suite Expander::run() {
+  parser_.check_presets();
+  for (size_t k = 0; k < doc_.tests.size(); ++k) expand(doc_.tests[k], k);
+  for (const auto& d : diagnostics_.warnings()) suite_.warnings.push_back(d.str());
+  return std::move(suite_);
+}
+
+void Expander::expand(const RawTest& raw, size_t position) {
+  path_ = "tests[" + std::to_string(raw.index) + "]";
+  parser_.set_test(label(raw));
+  const Value& test = *raw.node;
+  if (!test.is_map()) {
+    parser_.error(test, path_, "a test must be a mapping");
+    return;
+  }
+  const Value* op = test.find("op");
+  const Value* type = op && op->is_map() ? op->find("type") : nullptr;
+  std::string kind = type ? python_str(*type) : "";
+  if (kind == "template_module") return expand_module_template(raw, *op);
+  if (kind == "template_compare_pair") return expand_compare_pair(raw, *op);
+  const Value* id = test.find("id");
+  std::string name = id ? python_str(*id) : "";
+  if (name.empty() && op) {
+    const Value* module_path = op->is_map() ? op->find("path") : nullptr;
+    name = default_id(op->is_string() ? op->s : module_path ? python_str(*module_path) : "", position);
+  }
+  add_test(raw, test, name, "");
+}
+
+std::optional<Template> Expander::parse_template(const Value& op, const std::string& path) {
+  const Value* vars = op.find("vars");
+  if (!vars || !vars->is_map() || vars->entries.empty()) {
+    parser_.error(vars ? *vars : op, path + ".vars", "vars must be a non-empty mapping of lists");
+    return std::nullopt;
+  }
+  Template t;
+  bool ok = true;
+  for (const auto& [key, values] : vars->entries) {
+    std::string name = python_str(key), p = path + ".vars." + name;
+    if (!values.is_list() || values.items.empty()) {
+      parser_.error(values, p, "var '" + name + "' must be a non-empty list of values");
+      ok = false;
+      continue;
+    }
+    for (size_t k = 0; k < values.items.size(); ++k) {
+      const Value& v = values.items[k];
+      std::string pk = p + "[" + std::to_string(k) + "]";
+      if (v.is_map() && (v.find("type") || v.find("var") || v.find("ref"))) {
+        parser_.error(v, pk, "var values must be plain values, not nodes");
+        ok = false;
+      } else if (v.is_string() && v.quoted && doc_.dims.count(v.s)) {
+        parser_.error(v, pk, "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " +
+                                 v.s + " unquoted");
+        ok = false;
+      }
+    }
+    t.vars.emplace_back(name, values.items);
+  }
+  std::sort(t.vars.begin(), t.vars.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  if (!ok) return std::nullopt;
+  t.assignments = assignments(t, op.find("cases"), path);
+  if (t.assignments.empty()) return std::nullopt;
+  return t;
+}
+
+std::vector<Assignment> Expander::assignments(const Template& t, const Value* cases,
+                                              const std::string& path) {
+  Keys declared;
+  for (const auto& [name, values] : t.vars) declared.push_back(name);
+  std::vector<const Value*> case_list;
+  if (cases && !cases->is_null()) {
+    if (!cases->is_list()) {
+      parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
+      return {};
+    }
+    bool ok = true;
+    for (size_t k = 0; k < cases->items.size(); ++k) {
+      const Value& c = cases->items[k];
+      std::string p = path + ".cases[" + std::to_string(k) + "]";
+      if (!c.is_map()) {
+        parser_.error(c, p, "a case must be a mapping of var names to values");
+        ok = false;
+        continue;
+      }
+      for (const auto& [key, value] : c.entries) {
+        std::string name = python_str(key);
+        if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
+          parser_.error(key, p, "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
+          ok = false;
+        }
+      }
+      case_list.push_back(&c);
+    }
+    if (!ok) return {};
+  } else {
+    case_list.push_back(nullptr);  // one empty case: the full product
+  }
+  std::vector<Assignment> out;
+  for (const Value* c : case_list) {
+    // Start from the case; vars named like dims are bound to the dim, never iterated.
+    Assignment fixed;
+    std::vector<const std::pair<std::string, std::vector<Value>>*> free;
+    for (const auto& var : t.vars) {
+      const Value* given = c ? c->find(var.first) : nullptr;
+      auto dim = doc_.dims.find(var.first);
+      if (given) {
+        fixed.emplace_back(var.first, *given);
+      } else if (dim != doc_.dims.end()) {
+        diagnostics_.warning(var.second.front().pos, "", path + ".vars." + var.first,
+                             "var '" + var.first + "' has the name of a dim: it is bound to the "
+                             "dim's value " + std::to_string(dim->second) + " and not iterated");
+        fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));
+      } else {
+        free.push_back(&var);
+      }
+    }
+    // Cartesian product of the free vars in name order, the first one varying slowest.
+    std::vector<size_t> index(free.size(), 0);
+    while (true) {
+      Assignment a = fixed;
+      for (size_t k = 0; k < free.size(); ++k) a.emplace_back(free[k]->first, free[k]->second[index[k]]);
+      out.push_back(std::move(a));
+      size_t k = free.size();
+      while (k > 0 && ++index[k - 1] == free[k - 1]->second.size()) index[--k] = 0;
+      if (k == 0) break;
+    }
+  }
+  return out;
+}
+
+Value Expander::substitute(const Value& v, const Assignment& env, const std::string& path) {
+  if (v.is_list()) {
+    Value out = v;
+    for (size_t k = 0; k < v.items.size(); ++k)
+      out.items[k] = substitute(v.items[k], env, path + "[" + std::to_string(k) + "]");
+    return out;
+  }
+  if (!v.is_map()) return v;
+  const Value* type = v.find("type");
+  bool is_var = type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
+  if (!is_var) {
+    Value out = v;
+    for (auto& [key, value] : out.entries) value = substitute(value, env, path + "." + python_str(key));
+    return out;
+  }
+  const Value* name = v.find(type ? "name" : "var");
+  if (type) parser_.check_keys(v, {"type", "name"}, path);
+  if (!name || !name->is_string() || name->s.empty()) {
+    parser_.error(v, path, "a var node needs a non-empty string name");
+    return Value::null(v.pos);
+  }
+  for (const auto& [var, value] : env) {
+    if (var != name->s) continue;
+    if (value.is_symbol() && doc_.dims.count(value.s))  // a dim symbol becomes its integer
+      return Value::integer(doc_.dims.at(value.s), v.pos);
+    Value out = value;
+    out.pos = v.pos;
+    return out;
+  }
+  if (auto dim = doc_.dims.find(name->s); dim != doc_.dims.end())
+    return Value::integer(dim->second, v.pos);
+  Keys declared;
+  for (const auto& [var, value] : env) declared.push_back(var);
+  parser_.error(*name, path, "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
+  return Value::null(v.pos);
+}
+
+Value Expander::concrete_test(const Value& raw, Value op, const Assignment& env) {
+  Value test = Value::map(raw.pos);
+  for (const auto& [key, value] : raw.entries) {
+    std::string k = python_str(key);
+    if (k == "op") test.entries.emplace_back(key, op);
+    else if (k == "in" || k == "kwargs") test.entries.emplace_back(key, substitute(value, env, path_ + "." + k));
+    else if (k != "id") test.entries.emplace_back(key, value);
+  }
+  return test;
+}
+
+void Expander::expand_module_template(const RawTest& raw, const Value& op) {
+  std::string path = path_ + ".op";
+  parser_.check_keys(op, {"type", "path", "vars", "cases", "args", "kwargs"}, path);
+  auto t = parse_template(op, path);
+  if (!op.find("path")) parser_.error(op, path, "missing required key 'path'");
+  if (!t || !op.find("path")) return;
+  const Value* id = raw.node->find("id");
+  std::string base = id && !python_str(*id).empty() ? python_str(*id) : "template";
+  for (const auto& env : t->assignments) {
+    Value module = Value::map(op.pos);
+    module.set("type", Value::string("module", false, op.pos));
+    for (const char* key : {"path", "args", "kwargs"})
+      if (const Value* v = op.find(key)) module.set(key, substitute(*v, env, path + "." + key));
+    add_test(raw, concrete_test(*raw.node, module, env), template_id(base, env), "");
+  }
+}
+
+void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
+  std::string path = path_ + ".op";
+  parser_.check_keys(op, {"type", "vars", "cases", "common", "a", "b"}, path);
+  auto t = parse_template(op, path);
+  const Value* common = op.find("common");
+  if (common && !common->is_null()) {
+    if (common->is_map()) parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
+    else parser_.error(*common, path + ".common", "common must be a mapping with args and kwargs");
+  }
+  bool sides_ok = true;
+  for (const char* side : {"a", "b"}) {
+    const Value* s = op.find(side);
+    std::string p = path + "." + side;
+    if (!s || !s->is_map()) {
+      parser_.error(s ? *s : op, p, std::string("compare side '") + side + "' must be a mapping with impl and a module");
+      sides_ok = false;
+      continue;
+    }
+    parser_.check_keys(*s, {"impl", "type", "path", "args", "kwargs"}, p);
+    const Value* impl = s->find("impl");
+    const Value* type = s->find("type");
+    if (!impl || !impl->is_string() || impl->s.empty()) {
+      parser_.error(impl ? *impl : *s, p + ".impl", "a compare side needs an impl (a string)");
+      sides_ok = false;
+    }
+    if (!type || python_str(*type) != "module") {
+      parser_.error(type ? *type : *s, p + ".type", "a compare side must have type: module");
+      sides_ok = false;
+    }
+    if (!s->find("path")) {
+      parser_.error(*s, p, "missing required key 'path'");
+      sides_ok = false;
+    }
+  }
+  if (!t || !sides_ok) return;
+  const Value* id = raw.node->find("id");
+  std::string base = id && !python_str(*id).empty() ? python_str(*id) : "template_compare_pair";
+  for (const auto& env : t->assignments) {
+    std::string pair_id = template_id(base, env);
+    size_t indexes[2] = {0, 0};
+    bool added = true;
+    for (int k = 0; k < 2; ++k) {
+      const char* side = k == 0 ? "a" : "b";
+      const Value& s = *op.find(side);
+      std::string p = path + "." + side;
+      // A side's args replace common.args; its kwargs are merged over common.kwargs.
+      Value module = Value::map(s.pos);
+      module.set("type", Value::string("module", false, s.pos));
+      module.set("path", substitute(*s.find("path"), env, p + ".path"));
+      const Value* common_args = common && common->is_map() ? common->find("args") : nullptr;
+      if (const Value* args = s.find("args") ? s.find("args") : common_args)
+        module.set("args", substitute(*args, env, p + ".args"));
+      Value kwargs = Value::map(s.pos);
+      const Value* common_kwargs = common && common->is_map() ? common->find("kwargs") : nullptr;
+      for (const Value* source : {common_kwargs, s.find("kwargs")})
+        if (source && source->is_map())
+          for (const auto& [key, value] : source->entries)
+            kwargs.set(python_str(key), substitute(value, env, p + ".kwargs." + python_str(key)));
+      module.set("kwargs", kwargs);
+      Value test = concrete_test(*raw.node, module, env);
+      test.set("impl", *s.find("impl"));
+      auto index = add_test(raw, test, pair_id + "__" + side, pair_id);
+      if (index) indexes[k] = *index;
+      added = added && index.has_value();
+    }
+    if (added) suite_.pairs.push_back(PairTest{pair_id, indexes[0], indexes[1]});
+  }
+}
+
+std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std::string id,
+                                         std::string pair) {
+  parser_.check_keys(v, kTestKeys, path_);
+  Test t;
+  t.id = std::move(id);
+  t.pair = std::move(pair);
+  t.pos = v.pos;
+  t.directory = raw.directory;
+  bool ok = true;
+  if (const Value* impl = v.find("impl")) t.impl = python_str(*impl);
+  const Value* op = v.find("op");
+  if (!op) {
+    parser_.error(v, path_, "missing required key 'op'");
+    ok = false;
+  } else if (op->is_string()) {
+    t.op = op->s;
+  } else {
+    const Value* type = op->is_map() ? op->find("type") : nullptr;
+    if (type && python_str(*type) == "module") {
+      t.module = parser_.module(*op, path_ + ".op");
+      ok = ok && t.module.has_value();
+    } else {
+      parser_.error(*op, path_ + ".op",
+                    "op must be an operator name or a module, template_module or "
+                    "template_compare_pair node");
+      ok = false;
+    }
+  }
+  const Value* in = v.find("in");
+  if (!in) {
+    parser_.error(v, path_, "missing required key 'in'");
+    ok = false;
+  } else if (!in->is_list()) {
+    parser_.error(*in, path_ + ".in", "in must be a list of nodes");
+    ok = false;
+  } else {
+    for (size_t k = 0; k < in->items.size(); ++k) {
+      auto n = parser_.node(in->items[k], path_ + ".in[" + std::to_string(k) + "]");
+      if (n) t.in.push_back(std::move(*n));
+      else ok = false;
+    }
+  }
+  if (const Value* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
+    if (!kwargs->is_map()) {
+      parser_.error(*kwargs, path_ + ".kwargs", "kwargs must be a mapping of names to nodes");
+      ok = false;
+    } else {
+      for (const auto& [key, value] : kwargs->entries) {
+        auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
+        if (n) t.kwargs.emplace_back(python_str(key), std::move(*n));
+        else ok = false;
+      }
+    }
+  }
+  if (const Value* out = v.find("out")) t.out = *out;
+  if (const Value* device = v.find("device")) {
+    static const std::map<std::string, Device> devices = {
+        {"cpu", Device::Cpu}, {"gpu", Device::Gpu}, {"cuda", Device::Cuda}, {"mps", Device::Mps}};
+    std::string d = python_str(*device);
+    auto it = devices.find(d);
+    if (it == devices.end()) {
+      parser_.error(*device, path_ + ".device", "unknown device '" + d + "'" +
+                                                    did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
+                                                    "; expected cpu, gpu, cuda or mps");
+      ok = false;
+    } else {
+      t.device = it->second;
+    }
+  }
+  if (const Value* cast = v.find("cast_input0_to_complex")) {
+    if (!cast->is_bool()) {
+      parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex must be a bool");
+      ok = false;
+    } else {
+      t.cast_input0_to_complex = cast->b;
+      if (cast->b && t.in.empty() && in && in->is_list()) {
+        parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex needs an input 0");
+        ok = false;
+      } else if (cast->b && !t.in.empty() && t.in[0].type != NodeType::Tensor &&
+                 t.in[0].type != NodeType::ConstTensor) {
+        parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex needs input 0 to be a tensor");
+        ok = false;
+      } else if (cast->b && !t.in.empty() &&
+                 (t.in[0].shape.empty() || t.in[0].shape.back() != 2 || c10::isComplexType(t.in[0].dtype) ||
+                  !c10::isFloatingType(t.in[0].dtype))) {
+        parser_.error(*cast, path_ + ".cast_input0_to_complex",
+                      "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
+        ok = false;
+      }
+    }
+  }
+  if (auto [it, inserted] = ids_.emplace(t.id, t.pos); !inserted) {
+    parser_.error(v, path_, "duplicate test id '" + t.id + "' (also produced by the test at " +
+                                it->second.str() + ")");
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  suite_.tests.push_back(std::move(t));
+  return suite_.tests.size() - 1;
+}
+
+LoadResult finish(Document doc, Diagnostics diagnostics) {
+  LoadResult result;
+  result.suite = Expander(doc, diagnostics).run();
+  result.diagnostics = std::move(diagnostics);
+  return result;
+}
+
+}  // namespace
+
+LoadResult read_suite(const std::string& path) {
+  Diagnostics diagnostics;
+  Document doc = load_document(path, diagnostics);
+  return finish(std::move(doc), std::move(diagnostics));
+}
+
+LoadResult read_suite_text(const std::string& yaml, const std::string& name) {
+  Diagnostics diagnostics;
+  Document doc = load_document_text(yaml, name, diagnostics);
+  return finish(std::move(doc), std::move(diagnostics));
+}
+
+Suite load_suite(const std::string& path) {
+  LoadResult r = read_suite(path);
+  if (r.diagnostics.has_errors()) throw SuiteError(std::move(r.diagnostics));
+  return std::move(r.suite);
+}
+
+const char* name(NodeType t) {
+  static const char* names[] = {"tensor", "scalar", "scalar_tensor", "int_list", "list", "tuple",
+                                "optional", "const", "const_tensor", "module", "construct"};
+  return names[static_cast<int>(t)];
+}
+
+const char* name(Init init) {
+  static const char* names[] = {"normal", "uniform", "randint", "zeros", "ones", "bernoulli"};
+  return names[static_cast<int>(init)];
+}
+
+const char* name(Device d) {
+  static const char* names[] = {"cpu", "gpu", "cuda", "mps"};
+  return names[static_cast<int>(d)];
+}
+
+const PairTest* Suite::pair_of(const Test& t) const {
+  for (const auto& p : pairs)
+    if (p.id == t.pair) return &p;
+  return nullptr;
+}
+
+}  // namespace opsfuzz::suite

@@ -1,0 +1,261 @@
+#include "suite/loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace opsfuzz::suite {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using FileName = std::shared_ptr<const std::string>;
+
+Pos pos_of(const YAML::Mark& mark, const FileName& file, const Pos& fallback) {
+  if (mark.is_null() || mark.line < 0) return fallback;
+  return Pos{file, mark.line + 1, mark.column + 1};
+}
+
+Value convert(const YAML::Node& node, const FileName& file, const Pos& parent,
+              Diagnostics& diagnostics);
+
+// A scalar as PyYAML reads it: plain scalars by YAML 1.1 implicit typing, quoted ones are strings.
+Value convert_scalar(const YAML::Node& node, const Pos& pos) {
+  const std::string& tag = node.Tag();
+  const std::string& text = node.Scalar();
+  if (tag == "?" || tag.empty()) return resolve_plain_scalar(text, pos);
+  if (tag == "!" || tag.ends_with(":str")) return Value::string(text, true, pos);
+  Value v = resolve_plain_scalar(text, pos);  // explicit !!int, !!float, ...: trust the text
+  if (tag.ends_with(":float") && v.is_int()) return Value::floating(double(v.i), pos);
+  return v;
+}
+
+// Applies YAML merge keys (`<<: *base`): explicit keys win over merged ones.
+void apply_merge_keys(Value& map) {
+  std::vector<Value::Entry> merged;
+  for (auto it = map.entries.begin(); it != map.entries.end();) {
+    if (it->first.is_symbol() && it->first.s == "<<") {
+      const Value& source = it->second;
+      if (source.is_map()) merged.insert(merged.end(), source.entries.begin(), source.entries.end());
+      for (const auto& item : source.items)
+        if (item.is_map()) merged.insert(merged.end(), item.entries.begin(), item.entries.end());
+      it = map.entries.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& entry : merged)
+    if (!entry.first.is_string() || !map.find(entry.first.s)) map.entries.push_back(entry);
+}
+
+Value convert_map(const YAML::Node& node, const FileName& file, const Pos& pos,
+                  Diagnostics& diagnostics) {
+  Value out = Value::map(pos);
+  for (const auto& item : node) {
+    Value key = convert(item.first, file, pos, diagnostics);
+    Value value = convert(item.second, file, key.pos, diagnostics);
+    for (const auto& [old_key, old_value] : out.entries)
+      if (python_equal(old_key, key) && !(key.is_symbol() && key.s == "<<"))
+        diagnostics.error(key.pos, "", "",
+                          "duplicate key '" + python_str(key) + "' (first at line " +
+                              std::to_string(old_key.pos.line) + ")");
+    out.entries.emplace_back(std::move(key), std::move(value));
+  }
+  apply_merge_keys(out);
+  return out;
+}
+
+Value convert(const YAML::Node& node, const FileName& file, const Pos& parent,
+              Diagnostics& diagnostics) {
+  Pos pos = pos_of(node.Mark(), file, parent);
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return convert_scalar(node, pos);
+    case YAML::NodeType::Sequence: {
+      Value out = Value::list(pos);
+      for (const auto& item : node) out.items.push_back(convert(item, file, pos, diagnostics));
+      return out;
+    }
+    case YAML::NodeType::Map: return convert_map(node, file, pos, diagnostics);
+    default: return Value::null(pos);
+  }
+}
+
+std::vector<std::string> names(std::initializer_list<const char*> list) {
+  return {list.begin(), list.end()};
+}
+
+class Loader {
+ public:
+  Loader(Document& doc, Diagnostics& diagnostics) : doc_(doc), diagnostics_(diagnostics) {}
+
+  void load(const fs::path& shown, const Pos& from, bool root);
+  void load_text(const std::string& text, const fs::path& shown, bool root);
+
+ private:
+  void load_includes(const Value& include, const fs::path& directory);
+  void merge_dims(const Value& dims, const std::string& file);
+  void merge_presets(const Value& presets, const std::string& file);
+  void add_tests(const Value& tests, const std::string& directory);
+  // Same name in two files: equal values merge silently, different ones are an error.
+  bool merge_definition(std::map<std::string, Definition>& into, const Value& key,
+                        const Value& value, const std::string& file, const char* what);
+
+  Document& doc_;
+  Diagnostics& diagnostics_;
+  std::vector<std::string> stack_;  // files being loaded, for cycle detection
+  std::set<std::string> loaded_;
+};
+
+void Loader::load(const fs::path& shown, const Pos& from, bool root) {
+  std::ifstream in(shown);
+  if (!in) {
+    diagnostics_.error(from, "", "", "cannot read suite file '" + shown.string() + "'");
+    return;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  load_text(text.str(), shown, root);
+}
+
+void Loader::load_text(const std::string& text, const fs::path& shown, bool root) {
+  std::string identity = fs::absolute(shown).lexically_normal().string();
+  loaded_.insert(identity);
+  auto tree = std::make_unique<Value>(parse_yaml(text, shown.string(), diagnostics_));
+  const Value& top = *doc_.trees.emplace_back(std::move(tree));
+  if (!top.is_map()) {
+    if (!top.is_null() || root)
+      diagnostics_.error(top.pos, "", "", "a suite file must be a mapping with a 'tests' list");
+    return;
+  }
+  static const auto kTopKeys = names({"include", "dims", "presets", "tests"});
+  for (const auto& [key, value] : top.entries)
+    if (!key.is_string() || std::find(kTopKeys.begin(), kTopKeys.end(), key.s) == kTopKeys.end())
+      diagnostics_.error(key.pos, "", "",
+                         "unknown top-level key '" + python_str(key) + "'" +
+                             did_you_mean(python_str(key), kTopKeys));
+  stack_.push_back(identity);
+  fs::path directory = shown.parent_path();
+  if (const Value* include = top.find("include")) load_includes(*include, directory);
+  std::string file = shown.string();
+  if (const Value* dims = top.find("dims")) merge_dims(*dims, file);
+  if (const Value* presets = top.find("presets")) merge_presets(*presets, file);
+  if (const Value* tests = top.find("tests")) add_tests(*tests, directory.string());
+  else if (root) diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
+  stack_.pop_back();
+}
+
+void Loader::load_includes(const Value& include, const fs::path& directory) {
+  std::vector<const Value*> entries;
+  if (include.is_list()) {
+    for (const auto& item : include.items) entries.push_back(&item);
+  } else {
+    entries.push_back(&include);
+  }
+  for (const Value* entry : entries) {
+    if (!entry->is_string()) {
+      diagnostics_.error(entry->pos, "", "include", "include entries must be file names");
+      continue;
+    }
+    fs::path path = (directory / entry->s).lexically_normal();
+    std::string identity = fs::absolute(path).lexically_normal().string();
+    auto on_stack = std::find(stack_.begin(), stack_.end(), identity);
+    if (on_stack != stack_.end()) {
+      std::string chain;
+      for (auto it = on_stack; it != stack_.end(); ++it) chain += *it + " -> ";
+      diagnostics_.error(entry->pos, "", "include", "include cycle: " + chain + identity);
+      continue;
+    }
+    if (loaded_.count(identity)) continue;  // a diamond: the file already contributed once
+    load(path, entry->pos, false);
+  }
+}
+
+bool Loader::merge_definition(std::map<std::string, Definition>& into, const Value& key,
+                              const Value& value, const std::string& file, const char* what) {
+  auto [it, inserted] = into.emplace(key.s, Definition{&value, file});
+  if (inserted) return true;
+  if (!python_equal(*it->second.value, value))
+    diagnostics_.error(key.pos, "", std::string(what) + "." + key.s,
+                       std::string(what == std::string("dims") ? "dim" : "preset") + " '" +
+                           key.s + "' is defined differently in " + it->second.file + " and " +
+                           file);
+  return false;
+}
+
+void Loader::merge_dims(const Value& dims, const std::string& file) {
+  if (dims.is_null()) return;
+  if (!dims.is_map()) {
+    diagnostics_.error(dims.pos, "", "dims", "dims must be a mapping of names to integers");
+    return;
+  }
+  for (const auto& [key, value] : dims.entries) {
+    if (!key.is_string()) {
+      diagnostics_.error(key.pos, "", "dims", "dim names must be strings");
+      continue;
+    }
+    if (!value.is_int() || value.i < 0) {
+      diagnostics_.error(value.pos, "", "dims." + key.s,
+                         "dim '" + key.s + "' must be a non-negative integer, got " +
+                             python_repr(value));
+      continue;
+    }
+    if (merge_definition(doc_.dim_definitions, key, value, file, "dims")) doc_.dims[key.s] = value.i;
+  }
+}
+
+void Loader::merge_presets(const Value& presets, const std::string& file) {
+  if (presets.is_null()) return;
+  if (!presets.is_map()) {
+    diagnostics_.error(presets.pos, "", "presets", "presets must be a mapping of names to nodes");
+    return;
+  }
+  for (const auto& [key, value] : presets.entries) {
+    if (!key.is_string()) {
+      diagnostics_.error(key.pos, "", "presets", "preset names must be strings");
+      continue;
+    }
+    merge_definition(doc_.presets, key, value, file, "presets");
+  }
+}
+
+void Loader::add_tests(const Value& tests, const std::string& directory) {
+  if (tests.is_null()) return;
+  if (!tests.is_list()) {
+    diagnostics_.error(tests.pos, "", "tests", "tests must be a list");
+    return;
+  }
+  for (size_t k = 0; k < tests.items.size(); ++k)
+    doc_.tests.push_back(RawTest{&tests.items[k], static_cast<int>(k), directory});
+}
+
+}  // namespace
+
+Value parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics) {
+  auto name = std::make_shared<const std::string>(file);
+  Pos start{name, 1, 1};
+  try {
+    return convert(YAML::Load(text), name, start, diagnostics);
+  } catch (const YAML::Exception& e) {
+    diagnostics.error(pos_of(e.mark, name, start), "", "", "YAML syntax error: " + e.msg);
+    return Value::null(start);
+  }
+}
+
+Document load_document(const std::string& path, Diagnostics& diagnostics) {
+  Document doc;
+  Loader(doc, diagnostics).load(fs::path(path), Pos{}, true);
+  return doc;
+}
+
+Document load_document_text(const std::string& text, const std::string& name,
+                            Diagnostics& diagnostics) {
+  Document doc;
+  Loader(doc, diagnostics).load_text(text, fs::path(name), true);
+  return doc;
+}
+
+}  // namespace opsfuzz::suite

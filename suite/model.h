@@ -1,0 +1,88 @@
+// A validated, expanded suite: concrete tests whose inputs are typed nodes.
+#pragma once
+
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "suite/value.h"
+
+namespace opsfuzz::suite {
+
+enum class NodeType : uint8_t {
+  Tensor, Scalar, ScalarTensor, IntList, List, Tuple, Optional, Const, ConstTensor, Module,
+  Construct,
+};
+
+enum class Init : uint8_t { Normal, Uniform, Randint, Zeros, Ones, Bernoulli };
+
+const char* name(NodeType t);
+const char* name(Init init);
+
+// One value specification, with presets and dim symbols already resolved.
+struct Node {
+  NodeType type = NodeType::Const;
+  Pos pos;
+
+  // tensor, scalar_tensor, const_tensor, scalar
+  std::vector<int64_t> shape;
+  c10::ScalarType dtype = c10::ScalarType::Float;
+  Init init = Init::Normal;
+  double low = 0, high = 10, mean = 0, std = 1, p = 0.5;
+  bool has_range = false;  // low/high were written
+  bool requires_grad = false;
+
+  // const, const_tensor, scalar, scalar_tensor: a literal value (is_null() when sampled)
+  bool has_value = false;
+  Value value;
+
+  // int_list
+  std::vector<int64_t> ints;
+  // list (len copies of elems[0]), tuple (elems), optional (elems[0])
+  int64_t len = 0;
+  double p_none = 0;
+  std::vector<Node> elems;
+
+  // module, construct
+  std::string path;
+  std::vector<Node> args;
+  std::vector<std::pair<std::string, Node>> kwargs;
+};
+
+enum class Device : uint8_t { Cpu, Gpu, Cuda, Mps };
+const char* name(Device d);
+
+struct Test {
+  std::string id;
+  std::string impl;
+  std::string op;              // an operator name, or empty when module is set
+  std::optional<Node> module;  // op given as a module node
+  std::vector<Node> in;
+  std::vector<std::pair<std::string, Node>> kwargs;
+  std::optional<Value> out;  // kept as written: the spec does not validate it
+  Device device = Device::Cpu;
+  bool cast_input0_to_complex = false;
+  std::string pair;       // id of its pair test when this is side a or b
+  std::string directory;  // of its suite file, for `file:` module paths
+  Pos pos;
+};
+
+// Two tests (sides a and b) run on the same inputs and compared.
+struct PairTest {
+  std::string id;
+  size_t a = 0, b = 0;  // indexes into Suite::tests
+};
+
+struct Suite {
+  std::vector<Test> tests;
+  std::vector<PairTest> pairs;
+  std::vector<std::string> warnings;  // formatted diagnostics
+
+  const PairTest* pair_of(const Test& t) const;
+};
+
+}  // namespace opsfuzz::suite

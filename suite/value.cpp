@@ -1,0 +1,336 @@
+#include "suite/value.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <regex>
+
+namespace opsfuzz::suite {
+
+std::string Pos::str() const {
+  std::string out = file ? *file : std::string("<input>");
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  return out;
+}
+
+Value Value::null(Pos pos) {
+  Value v;
+  v.pos = std::move(pos);
+  return v;
+}
+Value Value::boolean(bool x, Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::Bool;
+  v.b = x;
+  return v;
+}
+Value Value::integer(int64_t x, Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::Int;
+  v.i = x;
+  return v;
+}
+Value Value::floating(double x, Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::Float;
+  v.f = x;
+  return v;
+}
+Value Value::string(std::string x, bool quoted, Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::String;
+  v.s = std::move(x);
+  v.quoted = quoted;
+  return v;
+}
+Value Value::list(Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::List;
+  return v;
+}
+Value Value::map(Pos pos) {
+  Value v = null(std::move(pos));
+  v.kind = Kind::Map;
+  return v;
+}
+
+const Value* Value::find(std::string_view key) const {
+  if (kind != Kind::Map) return nullptr;
+  for (const auto& [k, v] : entries)
+    if (k.is_string() && k.s == key) return &v;
+  return nullptr;
+}
+
+Value* Value::find(std::string_view key) {
+  return const_cast<Value*>(static_cast<const Value*>(this)->find(key));
+}
+
+void Value::set(std::string key, Value v) {
+  if (Value* old = find(key)) {
+    *old = std::move(v);
+    return;
+  }
+  entries.emplace_back(Value::string(std::move(key), false, v.pos), std::move(v));
+}
+
+std::string Value::kind_name() const {
+  switch (kind) {
+    case Kind::Null: return "null";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::String: return "string";
+    case Kind::List: return "list";
+    case Kind::Map: return "mapping";
+  }
+  return "?";
+}
+
+// ---- Python rendering ----
+
+std::string python_float(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);  // "-1.2345e-05": shortest round-trip digits
+  bool negative = sci[0] == '-';
+  if (negative) sci.erase(0, 1);
+  size_t e = sci.find('e');
+  int exponent = std::stoi(sci.substr(e + 1));
+  std::string digits = sci.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  std::string out;
+  if (exponent >= -4 && exponent < 16) {  // Python's repr switches to exponents outside this
+    if (exponent < 0) {
+      out = "0." + std::string(-exponent - 1, '0') + digits;
+    } else if (static_cast<int>(digits.size()) <= exponent + 1) {
+      out = digits + std::string(exponent + 1 - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, exponent + 1) + "." + digits.substr(exponent + 1);
+    }
+  } else {
+    out = digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char exp[8];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    out += exp;
+  }
+  return negative ? "-" + out : out;
+}
+
+static std::string python_string_repr(const std::string& s) {
+  bool has_single = s.find('\'') != std::string::npos;
+  bool has_double = s.find('"') != std::string::npos;
+  char quote = has_single && !has_double ? '"' : '\'';
+  std::string out(1, quote);
+  for (unsigned char c : s) {
+    if (c == '\\' || c == static_cast<unsigned char>(quote)) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + quote;
+}
+
+std::string python_repr(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Null: return "None";
+    case Value::Kind::Bool: return v.b ? "True" : "False";
+    case Value::Kind::Int: return std::to_string(v.i);
+    case Value::Kind::Float: return python_float(v.f);
+    case Value::Kind::String: return python_string_repr(v.s);
+    case Value::Kind::List: {
+      std::string out = "[";
+      for (size_t k = 0; k < v.items.size(); ++k) out += (k ? ", " : "") + python_repr(v.items[k]);
+      return out + "]";
+    }
+    case Value::Kind::Map: {
+      std::string out = "{";
+      for (size_t k = 0; k < v.entries.size(); ++k)
+        out += (k ? ", " : "") + python_repr(v.entries[k].first) + ": " +
+               python_repr(v.entries[k].second);
+      return out + "}";
+    }
+  }
+  return "";
+}
+
+std::string python_str(const Value& v) { return v.is_string() ? v.s : python_repr(v); }
+
+bool python_equal(const Value& a, const Value& b) {
+  auto numeric = [](const Value& v) { return v.is_number() || v.is_bool(); };
+  if (numeric(a) && numeric(b)) {  // Python: True == 1 == 1.0
+    auto as_double = [](const Value& v) { return v.is_bool() ? double(v.b) : v.number(); };
+    if (a.is_float() || b.is_float()) return as_double(a) == as_double(b);
+    return (a.is_bool() ? int64_t(a.b) : a.i) == (b.is_bool() ? int64_t(b.b) : b.i);
+  }
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::Null: return true;
+    case Value::Kind::String: return a.s == b.s;
+    case Value::Kind::List:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t k = 0; k < a.items.size(); ++k)
+        if (!python_equal(a.items[k], b.items[k])) return false;
+      return true;
+    case Value::Kind::Map:
+      if (a.entries.size() != b.entries.size()) return false;
+      for (const auto& [key, value] : a.entries) {
+        bool found = false;
+        for (const auto& [key2, value2] : b.entries)
+          if (python_equal(key, key2)) {
+            found = python_equal(value, value2);
+            break;
+          }
+        if (!found) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+// ---- YAML 1.1 scalar resolution (the implicit resolvers of PyYAML) ----
+
+namespace {
+
+const std::regex kBool(
+    "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
+const std::regex kNull("~|null|Null|NULL|");
+const std::regex kInt(
+    "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    "|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+");
+const std::regex kFloat(
+    "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)");
+
+std::string without_underscores(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    if (c != '_') out += c;
+  return out;
+}
+
+// Splits off a leading sign; returns -1 or +1.
+int take_sign(std::string& text) {
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    int sign = text[0] == '-' ? -1 : 1;
+    text.erase(0, 1);
+    return sign;
+  }
+  return 1;
+}
+
+std::optional<int64_t> parse_base(const std::string& digits, int base) {
+  if (digits.empty()) return std::nullopt;
+  int64_t v = 0;
+  auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  if (res.ec != std::errc() || res.ptr != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> construct_int(std::string_view raw) {
+  std::string text = without_underscores(raw);
+  int sign = take_sign(text);
+  std::optional<int64_t> v;
+  if (text == "0") v = 0;
+  else if (text.starts_with("0b")) v = parse_base(text.substr(2), 2);
+  else if (text.starts_with("0x")) v = parse_base(text.substr(2), 16);
+  else if (text[0] == '0') v = parse_base(text, 8);
+  else if (text.find(':') != std::string::npos) {  // base 60: 1:30 -> 90
+    int64_t total = 0;
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t end = text.find(':', start);
+      if (end == std::string::npos) end = text.size();
+      auto part = parse_base(text.substr(start, end - start), 10);
+      if (!part) return std::nullopt;
+      total = total * 60 + *part;
+      start = end + 1;
+    }
+    v = total;
+  } else {
+    v = parse_base(text, 10);
+  }
+  if (!v) return std::nullopt;
+  return sign * *v;
+}
+
+std::optional<double> construct_float(std::string_view raw) {
+  std::string text = without_underscores(raw);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double sign = take_sign(text);
+  if (text == ".inf") return sign * std::numeric_limits<double>::infinity();
+  if (text == ".nan") return std::numeric_limits<double>::quiet_NaN();
+  if (text.find(':') != std::string::npos) {  // base 60: 1:30.5 -> 90.5
+    double total = 0;
+    size_t start = 0;
+    while (true) {
+      size_t end = text.find(':', start);
+      std::string part = text.substr(start, end == std::string::npos ? end : end - start);
+      total = total * 60 + std::strtod(part.c_str(), nullptr);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    return sign * total;
+  }
+  return sign * std::strtod(text.c_str(), nullptr);
+}
+
+bool may_be_number(const std::string& text) {
+  return !text.empty() && std::string_view("-+0123456789.").find(text[0]) != std::string::npos;
+}
+
+}  // namespace
+
+Value resolve_plain_scalar(const std::string& text, Pos pos) {
+  if (std::regex_match(text, kNull)) return Value::null(std::move(pos));
+  if (std::regex_match(text, kBool)) {
+    char c = text[0];
+    return Value::boolean(c == 'y' || c == 'Y' || c == 't' || c == 'T' ||
+                              ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
+                          std::move(pos));
+  }
+  if (may_be_number(text)) {
+    if (std::regex_match(text, kFloat))
+      if (auto f = construct_float(text)) return Value::floating(*f, std::move(pos));
+    if (std::regex_match(text, kInt))
+      if (auto i = construct_int(text)) return Value::integer(*i, std::move(pos));
+  }
+  return Value::string(text, false, std::move(pos));
+}
+
+std::optional<Value> parse_numeric_string(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  static const std::regex kDecimalInt("[-+]?[0-9]+(?:_[0-9]+)*");
+  static const std::regex kDecimalFloat(
+      "[-+]?(?:(?:[0-9]+(?:_[0-9]+)*)?\\.?[0-9]+(?:_[0-9]+)*|[0-9]+(?:_[0-9]+)*\\.)"
+      "(?:[eE][-+]?[0-9]+)?|[-+]?(?:inf|infinity|nan)",
+      std::regex::icase);
+  std::string s(text);
+  if (std::regex_match(s, kDecimalInt)) {
+    if (auto v = parse_base(without_underscores(s.substr(s[0] == '+' ? 1 : 0)), 10))
+      return Value::integer(*v);
+    return std::nullopt;
+  }
+  if (std::regex_match(s, kDecimalFloat))
+    return Value::floating(std::strtod(without_underscores(s).c_str(), nullptr));
+  return std::nullopt;
+}
+
+}  // namespace opsfuzz::suite

@@ -1,0 +1,82 @@
+// Parsed YAML values with their source positions, resolved as PyYAML (YAML 1.1) resolves them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace opsfuzz::suite {
+
+// Where a value was written. line and column are 1-based; 0 means unknown.
+struct Pos {
+  std::shared_ptr<const std::string> file;
+  int line = 0;
+  int column = 0;
+
+  std::string str() const;  // "file:line:column"
+};
+
+class Value {
+ public:
+  enum class Kind : uint8_t { Null, Bool, Int, Float, String, List, Map };
+  using Entry = std::pair<Value, Value>;
+
+  Kind kind = Kind::Null;
+  bool quoted = false;  // a string written quoted (or tagged !!str): never a dim symbol
+  bool b = false;
+  int64_t i = 0;
+  double f = 0.0;
+  std::string s;
+  std::vector<Value> items;    // List
+  std::vector<Entry> entries;  // Map, in document order
+  Pos pos;
+
+  static Value null(Pos pos = {});
+  static Value boolean(bool v, Pos pos = {});
+  static Value integer(int64_t v, Pos pos = {});
+  static Value floating(double v, Pos pos = {});
+  static Value string(std::string v, bool quoted = false, Pos pos = {});
+  static Value list(Pos pos = {});
+  static Value map(Pos pos = {});
+
+  bool is_null() const { return kind == Kind::Null; }
+  bool is_bool() const { return kind == Kind::Bool; }
+  bool is_int() const { return kind == Kind::Int; }
+  bool is_float() const { return kind == Kind::Float; }
+  bool is_number() const { return kind == Kind::Int || kind == Kind::Float; }
+  bool is_string() const { return kind == Kind::String; }
+  bool is_list() const { return kind == Kind::List; }
+  bool is_map() const { return kind == Kind::Map; }
+  // A plain (unquoted) string: the only form that may name a dim symbol.
+  bool is_symbol() const { return kind == Kind::String && !quoted; }
+
+  // Map lookup by string key (nullptr when absent or not a map).
+  const Value* find(std::string_view key) const;
+  Value* find(std::string_view key);
+  void set(std::string key, Value v);  // replaces or appends
+  double number() const { return kind == Kind::Int ? static_cast<double>(i) : f; }
+
+  std::string kind_name() const;  // "int", "string", "mapping", ...
+};
+
+// Python's str() of the value PyYAML would produce: True, None, 0.5, 1e-05, [1, 'a'], {'k': 'v'}.
+std::string python_str(const Value& v);
+// Python's repr(): like str() but strings are quoted.
+std::string python_repr(const Value& v);
+// Python's float repr (shortest round trip): 0.5, 1e-05, 100000.0, 1e+16, inf, nan.
+std::string python_float(double x);
+// Python == on the parsed values: 3 == 3.0 == True-free numbers, mappings ignore key order.
+bool python_equal(const Value& a, const Value& b);
+
+// YAML 1.1 implicit typing of a plain scalar, as PyYAML resolves it (bool, null, int with
+// 0x/0b/0-octal/base-60/underscores, float needing a '.', .inf/.nan); anything else is a string.
+Value resolve_plain_scalar(const std::string& text, Pos pos = {});
+
+// Python's float(text)/int(text) for numeric strings ("10", "1e5", " 2.5"); nullopt otherwise.
+std::optional<Value> parse_numeric_string(std::string_view text);
+
+}  // namespace opsfuzz::suite
