@@ -88,7 +88,7 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   if (is_bool(type)) return VariableSpace(VarType::Bool);
   if (is_float(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
   if (is_string(type)) return VariableSpace(VarType::String);
-  if (b == ArgType::Shape) return VariableSpace::range(VarType::Int, tc.empty ? 0 : 1, lim.max_size);
+  if (b == ArgType::Shape) return VariableSpace::range(VarType::Int, lim.length_lo, lim.max_size);
   if (b == ArgType::Length || b == ArgType::LengthList)
     return VariableSpace::range(VarType::Int, lim.length_lo, lim.length_hi);
   return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);

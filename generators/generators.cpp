@@ -162,8 +162,10 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     else out.args.push_back(std::move(values_[i]));
   }
   if (with_out_)
-    for (size_t k = 0; k < tuple_.outs.size(); ++k)
+    for (size_t k = 0; k < tuple_.outs.size(); ++k) {
+      tuple_.outs[k].tensors.at(0).shape = {0};  // out= tensors start empty; the kernel resizes them
       out.outs.emplace_back(spec_.outs()[k].name, args_.generate(tuple_.outs[k], rng));
+    }
   out.metas = tuple_.metas;
   out.valid = task.valid();
   out.violated = tuple_.violated;

@@ -36,7 +36,8 @@ template <class T> std::optional<Operand> operand(const T& r, bool many) {
   } else if constexpr (std::is_same_v<T, Operand>) {
     return r;
   } else if constexpr (Collection<T>) {
-    if (!many) return Operand{{one(IntList(r.begin(), r.end()))}, {}};
+    if constexpr (std::is_integral_v<typename T::value_type>)
+      if (!many) return Operand{{one(IntList(r.begin(), r.end()))}, {}};
     Operand o;
     for (const auto& v : r) o.values.push_back(one(v));
     return o;

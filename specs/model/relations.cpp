@@ -1,0 +1,62 @@
+#include "specs/model/relations.h"
+
+#include <c10/core/ScalarType.h>
+
+namespace opsfuzz::dsl {
+
+int64_t dim_rank(const Ctx& c, int arg) { return std::max<int64_t>(c.rank(arg), 1); }
+
+Cond dim_of(int arg) {
+  return Named("dim_of(" + std::to_string(arg) + ")",
+               Be([arg](const Ctx& c) { return -dim_rank(c, arg); },
+                  [arg](const Ctx& c) { return dim_rank(c, arg) - 1; }));
+}
+
+Cond unique_dim_of(int arg) {
+  return Named("unique dim", NotIn([arg](const Ctx& c) {
+    IntList taken;
+    int64_t r = dim_rank(c, arg);
+    for (int64_t d : *c.partial) {
+      int64_t w = d < 0 ? d + r : d;
+      taken.push_back(w), taken.push_back(w - r);
+    }
+    return taken;
+  }));
+}
+
+Cond broadcastable_with(std::vector<int> args) {
+  return Named("broadcastable", Gen([args](const Ctx& c) -> std::optional<GenSets> {
+    // The size the other tensors fix at this dim (aligned from the right), if any is not 1.
+    std::optional<int64_t> fixed;
+    for (int arg : args) {
+      int64_t od = c.index - (c.count - c.rank(arg));
+      if (od < 0) continue;
+      int64_t s = c.size(arg, od);
+      if (s != 1) fixed = s;
+    }
+    if (!fixed) return std::nullopt;
+    GenSets g;
+    for (int64_t v = 0; v <= 9; ++v) (v == *fixed || v == 1 ? g.valid : g.invalid).push_back(v);
+    return g;
+  }));
+}
+
+c10::ScalarType promoted(const Ctx& c, std::initializer_list<int> args) {
+  c10::ScalarType t = c.dtype(*args.begin());
+  for (int a : args) t = c10::promoteTypes(t, c.dtype(a));
+  return t;
+}
+
+std::vector<int64_t> divisors(int64_t n, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= std::min(n, limit); ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+int64_t param(const Ctx& c, int arg, int64_t i) {
+  const auto& l = c.ints(arg);
+  return l.size() == 1 ? l[0] : l.at(static_cast<size_t>(i));
+}
+
+}  // namespace opsfuzz::dsl

@@ -1,0 +1,38 @@
+#include "specs/db/families.h"
+
+namespace opsfuzz::db {
+using namespace dsl;
+
+void add_reduction(std::vector<Spec>& db) {
+  // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  db.push_back(Spec("sum.dim_IntList")
+      .in(Tensor("self"))
+      .in(DimListOpt("dim").deps(0)
+            .length(Le([](const Ctx& c) { return dim_rank(c, 0); }))
+            .value(dim_of(0))
+            .value(unique_dim_of(0)))
+      .in(Bool("keepdim"))
+      .kw(ScalarTypeOpt("dtype")));
+
+  // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+  db.push_back(Spec("_softmax.default")
+      .in(Tensor("self")
+            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double})))
+      .in(Dim("dim").deps(0)
+            .value(dim_of(0)))
+      .in(Bool("half_to_float")
+            .value(Named("no half_to_float on CPU", Eq(false)))));
+
+  // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+  db.push_back(Spec("topk.default")
+      .in(Tensor("self")
+            .dtype(NotIn(std::vector{c10::ScalarType::Bool})))
+      .in(Length("k").deps(0, 2)
+            .value(Be(0, [](const Ctx& c) { return c.rank(0) == 0 ? 1 : c.size(0, c.as_int(2)); })))
+      .in(Dim("dim").deps(0)
+            .value(dim_of(0)))
+      .in(Bool("largest"))
+      .in(Bool("sorted")));
+}
+
+}  // namespace opsfuzz::db

@@ -1,0 +1,44 @@
+// Running tests eagerly on CPU: materialize inputs, call the op or module, report per test.
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "suite/ids.h"
+#include "suite/model.h"
+
+namespace opsfuzz::suite {
+
+enum class Status : uint8_t { Ok, Error, Skipped };
+const char* name(Status s);
+
+struct Outcome {
+  std::string id;
+  Status status = Status::Ok;
+  std::string message;  // the error, or why the test was skipped
+  c10::IValue output;   // the result when ok (kept for comparisons)
+};
+
+struct RunOptions {
+  uint64_t seed = 0;
+  IdFilter filter;
+};
+
+// Runs one test; never throws for problems of the test itself.
+Outcome run_test(const Test& test, uint64_t run_seed);
+
+// Runs the selected tests in suite order; `report` sees each outcome as soon as it is known.
+// A pair test runs when its id or one of its sides is selected.
+std::vector<Outcome> run_eager(const Suite& suite, const RunOptions& options,
+                               const std::function<void(const Outcome&)>& report = {});
+
+// "ok ID", "error ID: message", "skipped ID: reason".
+std::string format(const Outcome& outcome);
+
+// Whether a test is selected by the filter (its id, or its pair's id).
+bool selected(const Test& test, const IdFilter& filter);
+
+}  // namespace opsfuzz::suite
