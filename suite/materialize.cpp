@@ -253,14 +253,17 @@ at::Tensor complex_from_packed(const at::Tensor& packed) {
   return at::view_as_complex(real.contiguous());
 }
 
+// The two sides of a pair test get the same inputs (and weights): they are seeded by the pair.
+static const std::string& seed_id(const Test& test) { return test.pair.empty() ? test.id : test.pair; }
+
 Inputs materialize_inputs(const Test& test, uint64_t run_seed) {
   Inputs inputs;
   for (size_t k = 0; k < test.in.size(); ++k) {
     std::string path = "in[" + std::to_string(k) + "]";
-    inputs.args.push_back(materialize(test.in[k], input_seed(run_seed, test.id, path), test.directory));
+    inputs.args.push_back(materialize(test.in[k], input_seed(run_seed, seed_id(test), path), test.directory));
   }
   for (const auto& [name, node] : test.kwargs)
-    inputs.kwargs.emplace_back(name, materialize(node, input_seed(run_seed, test.id, "kwargs." + name), test.directory));
+    inputs.kwargs.emplace_back(name, materialize(node, input_seed(run_seed, seed_id(test), "kwargs." + name), test.directory));
   if (test.cast_input0_to_complex && !inputs.args.empty()) {
     if (!inputs.args[0].isTensor())
       throw std::invalid_argument("cast_input0_to_complex: input 0 is not a tensor");
@@ -271,7 +274,7 @@ Inputs materialize_inputs(const Test& test, uint64_t run_seed) {
 
 std::shared_ptr<Module> materialize_module(const Test& test, uint64_t run_seed) {
   if (!test.module) throw std::logic_error("test " + test.id + " has no module");
-  uint64_t seed = input_seed(run_seed, test.id, "op");
+  uint64_t seed = input_seed(run_seed, seed_id(test), "op");
   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(seed);
   return construct(*test.module, g, test.directory);
 }

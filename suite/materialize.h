@@ -22,7 +22,8 @@ c10::IValue materialize(const Node& node, uint64_t seed, const std::string& dire
 // A literal YAML value as an IValue (lists typed when homogeneous, mappings as dicts).
 c10::IValue literal_ivalue(const Value& v);
 
-// The positional and keyword inputs of a test; input 0 is made complex when the test asks.
+// The positional and keyword inputs of a test, seeded by its id (by its pair's id for the sides
+// of a pair test, so both sides see the same inputs); input 0 is made complex when asked.
 struct Inputs {
   std::vector<c10::IValue> args;
   Kwargs kwargs;
@@ -30,7 +31,7 @@ struct Inputs {
 Inputs materialize_inputs(const Test& test, uint64_t run_seed);
 
 // The test's module (op given as a module node), constructed with its arguments; weights are
-// initialized from input_seed(run_seed, id, "op").
+// initialized from input_seed(run_seed, id or pair id, "op").
 std::shared_ptr<Module> materialize_module(const Test& test, uint64_t run_seed);
 
 // A complex tensor from a real one packed as [..., 2] (real, imaginary).

@@ -209,9 +209,10 @@ std::vector<std::string> registered_modules() {
 std::shared_ptr<Module> make_module(const std::string& path, const std::vector<c10::IValue>& args,
                                     const Kwargs& kwargs, const std::string& directory) {
   if (path.starts_with("file:")) {
+    auto module = load_script_module(path, directory);
     if (!args.empty() || !kwargs.empty())
       throw std::invalid_argument(path + ": a TorchScript module takes no constructor arguments");
-    return load_script_module(path, directory);
+    return module;
   }
   Entry entry;
   {

@@ -31,7 +31,7 @@ struct RunOptions {
 Outcome run_test(const Test& test, uint64_t run_seed);
 
 // Runs the selected tests in suite order; `report` sees each outcome as soon as it is known.
-// A pair test runs when its id or one of its sides is selected.
+// A side of a pair test runs when its own id or its pair's id is selected.
 std::vector<Outcome> run_eager(const Suite& suite, const RunOptions& options,
                                const std::function<void(const Outcome&)>& report = {});
 
