@@ -200,7 +200,9 @@ Value Expander::substitute(const Value& v, const Assignment& env, const std::str
   bool is_var = type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
   if (!is_var) {
     Value out = v;
-    for (auto& [key, value] : out.entries) value = substitute(value, env, path + "." + python_str(key));
+    for (auto& [key, value] : out.entries)
+      if (python_str(key) != "shape")  // vars are not allowed there: left for the parser to report
+        value = substitute(value, env, path + "." + python_str(key));
     return out;
   }
   const Value* name = v.find(type ? "name" : "var");
