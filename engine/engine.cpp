@@ -95,13 +95,19 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
 }
 
 VariableSpace AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
-                                     bool& negated, std::vector<std::string>* applied) const {
+                                     bool& negated, std::vector<std::string>* applied, bool lenient) const {
   VariableSpace s = universe(arg.type, a, ctx.self());
   negated = false;
   for (size_t k = 0; k < arg.constraints.size(); ++k) {
     const auto& c = arg.constraints[k];
     if (c.attribute != a) continue;
-    auto op = c.fn(ctx);
+    std::optional<Operand> op;
+    try {
+      op = c.fn(ctx);
+    } catch (const std::exception& e) {
+      if (lenient) continue;
+      throw std::runtime_error("constraint " + c.label + " failed: " + e.what());
+    }
     if (!op) continue;
     bool neg = static_cast<int>(k) == negate;
     apply(s, c.suffix, *op, neg);
@@ -196,7 +202,7 @@ bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const
   bool applied = false;
   std::vector<std::string> labels;
   if (wants) {
-    space = attrs_.solve(arg, a, ctx, req_.negate, applied, &labels);
+    space = attrs_.solve(arg, a, ctx, req_.negate, applied, &labels, req_.lenient);
     bool here = element < 0 || element >= negate_at_ || element == count - 1;
     if (applied && here && !space.empty()) {
       negated_ = true;
@@ -204,7 +210,7 @@ bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const
     }
     labels.clear();
   }
-  space = attrs_.solve(arg, a, ctx, -1, applied, &labels);
+  space = attrs_.solve(arg, a, ctx, -1, applied, &labels, req_.lenient || negated_);
   if (!space.empty()) return true;
   dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
   return false;
@@ -331,15 +337,21 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
   out.metas.resize(spec_.args().size());
   out.variants = 1;
   out.violated.clear();
+  bool violated = false;
   for (int arg : order_) {
     ArgRequest req;
+    req.lenient = violated;
     if (arg == task.arg) {
       if (task.valid()) req.focus = task.attribute, req.variant = variant;
-      else req.negate = task.constraint;
+      else req.negate = task.constraint, violated = true;
     }
-    if (!args_.solve(arg, out.metas, values, req, rng, out.metas[static_cast<size_t>(arg)])) {
-      dead_end_ = args_.dead_end();
-      return false;
+    try {
+      if (!args_.solve(arg, out.metas, values, req, rng, out.metas[static_cast<size_t>(arg)])) {
+        dead_end_ = args_.dead_end();
+        return false;
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error(spec_.op() + ": argument '" + spec_.args()[arg].name + "': " + e.what());
     }
     if (arg == task.arg) out.variants = args_.variants();
     if (materialize) materialize(arg, out.metas[static_cast<size_t>(arg)]);

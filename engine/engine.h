@@ -36,7 +36,7 @@ class AttributeEngine {
   // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
   // into arg.constraints) is applied negated; `negated` tells whether it applied here.
   VariableSpace solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
-                      std::vector<std::string>* applied = nullptr) const;
+                      std::vector<std::string>* applied = nullptr, bool lenient = false) const;
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
   // space with at most `all_up_to` members gives all of them.
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
@@ -51,6 +51,9 @@ struct ArgRequest {
   std::optional<Attribute> focus;  // the attribute to vary
   int variant = 0;                 // which of its candidates
   int negate = -1;                 // the constraint to violate
+  // An argument solved after the violation: a constraint that cannot be evaluated on the
+  // invalid dependencies (a dim out of range, say) is left out instead of failing.
+  bool lenient = false;
 };
 
 class MetaArgEngine;

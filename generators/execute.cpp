@@ -31,11 +31,22 @@ const c10::OperatorHandle& find_op(const std::string& op) {
   return it->second;
 }
 
+// Positional arguments, then keywords by name, then defaults. Types are left to the kernel, as
+// Python leaves them: a bool passed for a Scalar is a valid Scalar.
 torch::jit::Stack bind(const c10::FunctionSchema& schema, const Sample& s) {
+  const auto& params = schema.arguments();
+  if (s.args.size() > params.size())
+    throw std::invalid_argument(schema.name() + "() takes " + std::to_string(params.size()) + " arguments, got " +
+                                std::to_string(s.args.size()));
   torch::jit::Stack stack(s.args.begin(), s.args.end());
-  std::unordered_map<std::string, c10::IValue> kwargs;
-  for (const auto& [k, v] : s.kwargs) kwargs.emplace(k, v);
-  schema.checkAndNormalizeInputs(stack, kwargs);
+  size_t used = 0;
+  for (size_t i = s.args.size(); i < params.size(); ++i) {
+    auto kw = std::find_if(s.kwargs.begin(), s.kwargs.end(), [&](const auto& p) { return p.first == params[i].name(); });
+    if (kw != s.kwargs.end()) stack.push_back(kw->second), ++used;
+    else if (params[i].default_value()) stack.push_back(*params[i].default_value());
+    else throw std::invalid_argument(schema.name() + "() is missing argument '" + params[i].name() + "'");
+  }
+  if (used != s.kwargs.size()) throw std::invalid_argument(schema.name() + "() got an unknown keyword argument");
   return stack;
 }
 

@@ -140,7 +140,8 @@ ArgumentTupleGenerator::ArgumentTupleGenerator(const Spec& spec, Config cfg, uin
 uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_; }
 
 bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
-  Rng rng(derive_seed(seed_, index_));
+  // Skipped tasks do not consume an index; the skips before this sample vary its seed.
+  Rng rng(derive_seed(derive_seed(seed_, index_), skips_));
   const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1);
   auto materialize = [&](int arg, const MetaArg& meta) { values_[static_cast<size_t>(arg)] = args_.generate(meta, rng); };
   for (int i = 0; i < retries; ++i) {
@@ -178,7 +179,8 @@ bool ArgumentTupleGenerator::next(Sample& out) {
   if (tasks_.empty()) return false;
   for (;;) {
     if (task_ == tasks_.size()) {
-      if (produced_this_round_ == 0) return false;
+      empty_rounds_ = produced_this_round_ ? 0 : empty_rounds_ + 1;
+      if (empty_rounds_ == 3) return false;
       if (stats_.rounds++ == 0) first_round_ = produced_this_round_;
       task_ = 0, produced_this_round_ = 0;
     }
@@ -186,12 +188,13 @@ bool ArgumentTupleGenerator::next(Sample& out) {
     bool ok = attempt(task, out);
     if (ok && variant_ == 0) variants_ = tuple_.variants;
     if (!ok) {
-      ++stats_.skipped_tasks;
+      ++stats_.skipped_tasks, ++skips_;
       variants_ = 1;
     }
     if (++variant_ >= variants_) ++task_, variant_ = 0;
     if (!ok) continue;
     ++index_, ++produced_this_round_, ++stats_.samples;
+    skips_ = 0;
     return true;
   }
 }

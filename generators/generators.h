@@ -82,6 +82,8 @@ class ArgumentTupleGenerator {
   uint64_t index_ = 0;
   uint64_t first_round_ = 0;
   uint64_t produced_this_round_ = 0;
+  uint64_t skips_ = 0;        // tasks skipped since the last sample
+  int empty_rounds_ = 0;
   std::vector<c10::IValue> values_;
   MetaTuple tuple_;
   GenerationStats stats_;

@@ -9,7 +9,11 @@ void add_creation(std::vector<Spec>& db) {
   db.push_back(Spec("full.default")
       .in(Shape("size")
             .value(Named("non-negative", Ge(0))))
-      .in(Scalar("fill_value"))
+      .in(Scalar("fill_value").deps(2)
+            .value(fits_dtype([](const Ctx& c) -> std::optional<c10::ScalarType> {
+              if (c.is_none(2)) return std::nullopt;
+              return std::get<c10::ScalarType>(c.meta(2).value);
+            })))
       .kw(ScalarTypeOpt("dtype")));
 
   // _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,

@@ -25,8 +25,8 @@ void add_reduction(std::vector<Spec>& db) {
 
   // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
   db.push_back(Spec("topk.default")
-      .in(Tensor("self")
-            .dtype(NotIn(std::vector{c10::ScalarType::Bool})))
+      .in(Tensor("self")  // bool is refused, but not on every early-return path
+            .dtype(Scope(NotIn(std::vector{c10::ScalarType::Bool}))))
       .in(Length("k").deps(0, 2)
             .value(Be(0, [](const Ctx& c) { return c.rank(0) == 0 ? 1 : c.size(0, c.as_int(2)); })))
       .in(Dim("dim").deps(0)

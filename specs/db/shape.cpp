@@ -27,7 +27,7 @@ int64_t min_factors(int64_t n, int64_t max) {
 // entry differs. The dims along which the entries already differ from entry 0:
 std::vector<int64_t> differing_dims(const MetaArg& list, int64_t upto_entry, const IntList* partial) {
   std::vector<int64_t> dims;
-  const auto& first = list.tensors[0].shape;
+  const auto& first = list.tensors.at(0).shape;
   auto scan = [&](const IntList& shape) {
     for (size_t d = 0; d < shape.size() && d < first.size(); ++d)
       if (shape[d] != first[d] && std::find(dims.begin(), dims.end(), int64_t(d)) == dims.end()) dims.push_back(int64_t(d));
@@ -37,7 +37,7 @@ std::vector<int64_t> differing_dims(const MetaArg& list, int64_t upto_entry, con
   return dims;
 }
 
-int64_t rank_of_first(const Ctx& c) { return static_cast<int64_t>(c.meta(0).tensors[0].shape.size()); }
+int64_t rank_of_first(const Ctx& c) { return static_cast<int64_t>(c.meta(0).tensors.at(0).shape.size()); }
 
 }  // namespace
 
@@ -49,13 +49,13 @@ void add_shape(std::vector<Spec>& db) {
             .rank(Named("no zero-dim entries", Ge(1)))
             .rank(Named("same rank as tensors[0]", Eq([](const Ctx& c) -> std::optional<int64_t> {
               if (c.index <= 0) return std::nullopt;
-              return static_cast<int64_t>(c.self().tensors[0].shape.size());
+              return static_cast<int64_t>(c.self().tensors.at(0).shape.size());
             })))
             .size(Named("same sizes except along one dim", Eq([](const Ctx& c) -> std::optional<int64_t> {
               if (c.entry <= 0) return std::nullopt;
               auto dims = differing_dims(c.self(), c.entry, c.partial);
               if (dims.empty() || dims[0] == c.index) return std::nullopt;
-              return c.self().tensors[0].shape.at(static_cast<size_t>(c.index));
+              return c.self().tensors.at(0).shape.at(static_cast<size_t>(c.index));
             }))))
       .in(Dim("dim").deps(0)
             .value(Named("dim_of(tensors[0])", Be([](const Ctx& c) { return -rank_of_first(c); },
@@ -83,6 +83,7 @@ void add_shape(std::vector<Spec>& db) {
   db.push_back(Spec("view_copy.default")
       .in(Tensor("self"))
       .in(Shape("size").deps(0)
+            .value(Scope(Named("no inferred (-1) size", Ge(0))))
             .length(Scope(Ge([](const Ctx& c) { return min_factors(c.numel(0), 8); })))
             .value(Named("product equals self.numel()", In([](const Ctx& c) {
               int64_t rest = c.numel(0) / std::max<int64_t>(1, product(*c.partial));
@@ -102,12 +103,30 @@ void add_shape(std::vector<Spec>& db) {
               for (int64_t n = 0; n <= 2 * c.rank(0); n += 2) ok.push_back(n);
               return ok;
             })))
-            .value(Named("padded size positive", Ge([](const Ctx& c) {
+            .value(Named("padded size positive", Gen([](const Ctx& c) {
+              // The kernel narrows by the first pad of a pair, then by the second; the padded
+              // size must be positive. Between "valid" and "invalid" lie sizes of 0, which the
+              // kernel takes only when no pad is positive: they are left out of both.
               int64_t size = c.size(0, c.rank(0) - 1 - c.index / 2);
-              int64_t other = c.index % 2 ? (*c.partial)[static_cast<size_t>(c.index - 1)] : 9;
-              return 1 - size - other;
+              int64_t lo = 1 - size, broken = 1 - size;
+              if (c.index % 2) {
+                int64_t first = (*c.partial)[static_cast<size_t>(c.index - 1)];
+                lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
+                broken = -size - std::min<int64_t>(first, 0);  // narrows to a negative length
+              }
+              GenSets g;
+              for (int64_t v = -9; v <= 9; ++v) {
+                if (v >= lo) g.valid.push_back(v);
+                else if (v < broken) g.invalid.push_back(v);
+              }
+              return g;
             }))))
-      .in(Scalar("value")));
+      .in(Scalar("value").deps(0, 1)  // written only where a pad is positive
+            .value(fits_dtype([](const Ctx& c) -> std::optional<c10::ScalarType> {
+              const auto& pad = c.ints(1);
+              if (std::none_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) return std::nullopt;
+              return c.dtype(0);
+            }))));
 }
 
 }  // namespace opsfuzz::db

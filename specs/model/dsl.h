@@ -67,7 +67,8 @@ template <class F> std::string text(const F& f) {
 }
 
 template <class F> Cond cond(Suffix s, F f, bool many = false) {
-  return Cond{s, function(std::move(f), many), text(f)};
+  std::string t = text(f);
+  return Cond{s, function(std::move(f), many), std::move(t)};
 }
 
 }  // namespace detail

@@ -2,7 +2,16 @@
 
 #include <c10/core/ScalarType.h>
 
+#include <limits>
+
 namespace opsfuzz::dsl {
+
+namespace {
+template <class T> void range_of(double& lo, double& hi) {
+  lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  hi = static_cast<double>(std::numeric_limits<T>::max());
+}
+}  // namespace
 
 int64_t dim_rank(const Ctx& c, int arg) { return std::max<int64_t>(c.rank(arg), 1); }
 
@@ -38,6 +47,25 @@ Cond broadcastable_with(std::vector<int> args) {
     GenSets g;
     for (int64_t v = 0; v <= 9; ++v) (v == *fixed || v == 1 ? g.valid : g.invalid).push_back(v);
     return g;
+  }));
+}
+
+Cond fits_dtype(std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
+  return Named("fits the dtype", Be([dtype](const Ctx& c) -> std::optional<std::vector<double>> {
+    auto t = dtype(c);
+    if (!t || !c10::isIntegralType(*t, false)) return std::nullopt;  // bool takes any value
+    double lo = 0, hi = 0;
+    switch (*t) {
+      case c10::ScalarType::Byte:  // negative integers wrap around, negative floats overflow
+        lo = c.self().scalar_dtype == ScalarDtype::Float ? 0 : -255, hi = 255;
+        break;
+      case c10::ScalarType::Char: range_of<int8_t>(lo, hi); break;
+      case c10::ScalarType::Short: range_of<int16_t>(lo, hi); break;
+      case c10::ScalarType::Int: range_of<int32_t>(lo, hi); break;
+      case c10::ScalarType::Long: range_of<int64_t>(lo, hi); break;
+      default: break;
+    }
+    return std::vector<double>{lo, hi};
   }));
 }
 

@@ -12,6 +12,9 @@ Cond dim_of(int arg);
 Cond unique_dim_of(int arg);
 // For a tensor's Size at each dim: broadcastable with the tensors `args` (aligned from the right).
 Cond broadcastable_with(std::vector<int> args);
+// For a Scalar value written into tensors of dtype `dtype(c)` (none: no constraint): integral
+// dtypes take only values in their range (uint8 also negative integers, which wrap around).
+Cond fits_dtype(std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
 // The dtype that type promotion gives the tensors `args`.
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<int> args);
 // The positive divisors of n that are at most `limit`.
