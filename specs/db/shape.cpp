@@ -108,7 +108,7 @@ void add_shape(std::vector<Spec>& db) {
               // size must be positive. Between "valid" and "invalid" lie sizes of 0, which the
               // kernel takes only when no pad is positive: they are left out of both.
               int64_t size = c.size(0, c.rank(0) - 1 - c.index / 2);
-              int64_t lo = 1 - size, broken = 1 - size;
+              int64_t lo = -size, broken = -size;  // narrowing may start at the end
               if (c.index % 2) {
                 int64_t first = (*c.partial)[static_cast<size_t>(c.index - 1)];
                 lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
