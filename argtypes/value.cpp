@@ -33,7 +33,10 @@ Value coerce(VarType t, const Value& v) {
   if (!is_numeric(v)) return v;
   switch (t) {
     case VarType::Bool: return as_double(v) != 0;
-    case VarType::Int: return std::holds_alternative<double>(v) ? v : Value(as_int(v));
+    case VarType::Int: {  // integral doubles become ints; others stay (no Int space holds them)
+      double d = as_double(v);
+      return std::isfinite(d) && d == std::floor(d) ? Value(as_int(v)) : v;
+    }
     case VarType::Float: return as_double(v);
     default: return v;
   }

@@ -1,0 +1,178 @@
+#include "engine/engine.h"
+#include "specs/model/relations.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace opsfuzz {
+namespace {
+using namespace dsl;
+
+MetaTuple solve_one(const Spec& spec, const Task& task, int variant, uint64_t seed, MetaArgTupleEngine& engine) {
+  MetaTuple t;
+  Rng rng(seed);
+  for (int attempt = 0; attempt < 16; ++attempt)
+    if (engine.solve(task, variant, rng, nullptr, nullptr, t)) return t;
+  ADD_FAILURE() << "no tuple for " << engine.describe(task) << ": " << engine.dead_end().describe(spec);
+  return t;
+}
+
+TEST(SolveOrder, DependenciesFirst) {
+  Spec s("t.order");
+  s.in(Dim("dim").deps(1)).in(Tensor("self"));
+  EXPECT_EQ(solve_order(s), (std::vector<int>{1, 0}));
+}
+
+TEST(SolveOrder, CycleAndUnknownIndexNameSpecAndArgument) {
+  Spec cyc("t.cycle");
+  cyc.in(Tensor("a").deps(1)).in(Tensor("b").deps(0));
+  try {
+    solve_order(cyc);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("t.cycle"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos);
+  }
+  Spec bad("t.bad");
+  bad.in(Tensor("a").deps(7));
+  EXPECT_THROW(solve_order(bad), std::invalid_argument);
+}
+
+TEST(AttributeEngine, AppliesConstraintsAndNegatesOne) {
+  Config cfg;
+  AttributeEngine ae(cfg);
+  ArgSpec arg = Dim("dim").value(Ge(-2)).value(Lt(3));
+  std::vector<MetaArg> metas;
+  MetaArg self;
+  Ctx ctx(metas, nullptr, self);
+  bool negated = false;
+  auto valid = ae.solve(arg, Attribute::Value, ctx, -1, negated);
+  EXPECT_FALSE(negated);
+  EXPECT_EQ(valid.min(), -2);
+  EXPECT_EQ(valid.max(), 2);
+  auto invalid = ae.solve(arg, Attribute::Value, ctx, 1, negated);  // not (dim < 3)
+  EXPECT_TRUE(negated);
+  EXPECT_EQ(invalid.min(), 3);
+  EXPECT_EQ(invalid.max(), cfg.limits.int_hi);
+}
+
+TEST(AttributeEngine, CandidatesStartWithTheBoundaries) {
+  Config cfg;
+  AttributeEngine ae(cfg);
+  Rng rng(1);
+  auto c = ae.candidates(VariableSpace::range(VarType::Int, 1, 8), 6, rng);
+  ASSERT_EQ(c.size(), 6u);
+  EXPECT_EQ(c[0], Value(int64_t{1}));
+  EXPECT_EQ(c[1], Value(int64_t{8}));
+  std::set<Value> distinct(c.begin(), c.end());
+  EXPECT_EQ(distinct.size(), 6u);
+  auto small = ae.candidates(VariableSpace::range(VarType::Int, 0, 2), 6, rng);
+  EXPECT_EQ(small, (std::vector<Value>{int64_t{0}, int64_t{2}, int64_t{1}}));
+}
+
+TEST(MetaArgTupleEngine, DtypeFocusEnumeratesEveryAdmissibleDtype) {
+  Spec s("t.dtypes");
+  s.in(Tensor("self").dtype(NotIn(std::vector{c10::ScalarType::Bool})));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  Task task{0, Attribute::Dtype, -1};
+  auto first = solve_one(s, task, 0, 1, engine);
+  EXPECT_EQ(first.variants, 7);  // 5 integral + float32 + float64; half is off by default
+  std::set<c10::ScalarType> seen;
+  for (int v = 0; v < first.variants; ++v) seen.insert(solve_one(s, task, v, 1, engine).metas[0].tensor().dtype);
+  EXPECT_EQ(seen.size(), 7u);
+  EXPECT_FALSE(seen.count(c10::ScalarType::Bool));
+}
+
+TEST(MetaArgTupleEngine, DependentArgumentsSeeTheirDependencies) {
+  Spec s("t.deps");
+  s.in(Tensor("self").rank(Ge(1))).in(Dim("dim").deps(0).value(dim_of(0)));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    auto t = solve_one(s, {1, Attribute::Value, -1}, static_cast<int>(seed % 6), seed, engine);
+    int64_t rank = static_cast<int64_t>(t.metas[0].tensor().shape.size());
+    int64_t dim = std::get<int64_t>(t.metas[1].value);
+    EXPECT_GE(dim, -rank);
+    EXPECT_LT(dim, rank);
+    for (int64_t size : t.metas[0].tensor().shape) {
+      EXPECT_GE(size, 1);
+      EXPECT_LE(size, cfg.limits.max_size);
+    }
+  }
+}
+
+TEST(MetaArgTupleEngine, InvalidTupleViolatesExactlyTheNamedConstraint) {
+  Spec s("t.invalid");
+  s.in(Tensor("self").rank(Ge(1))).in(Dim("dim").deps(0).value(dim_of(0)));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  auto tasks = engine.invalid_tasks();
+  ASSERT_EQ(tasks.size(), 2u);
+  auto t = solve_one(s, tasks[1], 0, 3, engine);
+  EXPECT_EQ(t.violated, "dim.Value.Be(dim_of(0))");
+  int64_t rank = static_cast<int64_t>(t.metas[0].tensor().shape.size());
+  int64_t dim = std::get<int64_t>(t.metas[1].value);
+  EXPECT_TRUE(dim < -rank || dim >= rank) << dim << " rank " << rank;
+  EXPECT_GE(rank, 1);  // the other constraint still holds
+}
+
+TEST(MetaArgTupleEngine, PerElementConstraintsSeeThePartialList) {
+  Spec s("t.sum");
+  s.in(LengthList("sizes").length(Eq(4)).value(Be(0, [](const Ctx& c) {
+    int64_t used = 0;
+    for (auto v : *c.partial) used += v;
+    return 5 - used;
+  })));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    auto t = solve_one(s, {0, Attribute::Value, -1}, 0, seed, engine);
+    int64_t sum = 0;
+    for (auto v : std::get<IntList>(t.metas[0].value)) {
+      sum += v;
+      EXPECT_GE(v, 0);
+    }
+    EXPECT_LE(sum, 5);
+  }
+}
+
+TEST(MetaArgTupleEngine, UnsatisfiableSpaceNamesOpArgumentAndConstraints) {
+  Spec s("t.unsat");
+  s.in(Tensor("self").rank(Ge(3)).rank(Le(2)));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  MetaTuple t;
+  Rng rng(0);
+  EXPECT_FALSE(engine.solve({0, Attribute::Rank, -1}, 0, rng, nullptr, nullptr, t));
+  std::string why = engine.dead_end().describe(s);
+  EXPECT_NE(why.find("t.unsat"), std::string::npos) << why;
+  EXPECT_NE(why.find("'self'"), std::string::npos) << why;
+  EXPECT_NE(why.find("Rank"), std::string::npos) << why;
+  EXPECT_NE(why.find("self.Rank.Ge(3)"), std::string::npos) << why;
+  EXPECT_NE(why.find("self.Rank.Le(2)"), std::string::npos) << why;
+}
+
+TEST(MetaArgTupleEngine, ScopeConstraintsAreNeverNegated) {
+  Spec s("t.scope");
+  s.in(Bool("flag").value(Scope(Eq(false))));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  EXPECT_TRUE(engine.invalid_tasks().empty());
+  EXPECT_EQ(engine.valid_tasks().size(), 1u);
+}
+
+TEST(Config, ParsesWordsAndRejectsUnknownOnes) {
+  auto cfg = Config::parse("half,empty,nozerodim,channels_last");
+  EXPECT_TRUE(cfg.tensor.half);
+  EXPECT_TRUE(cfg.tensor.empty);
+  EXPECT_FALSE(cfg.tensor.zero_dim);
+  EXPECT_TRUE(cfg.tensor.channels_last);
+  EXPECT_TRUE(cfg.tensor.allows(c10::ScalarType::Half));
+  EXPECT_FALSE(Config().tensor.allows(c10::ScalarType::BFloat16));
+  EXPECT_THROW(Config::parse("wide"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace opsfuzz
