@@ -1,0 +1,56 @@
+// Tuple generation per spec (valid and invalid, default config, one thread) and space operations.
+#include "generators/generators.h"
+#include "specs/db/db.h"
+
+#include <ATen/Parallel.h>
+#include <benchmark/benchmark.h>
+
+namespace opsfuzz {
+namespace {
+
+void generate(benchmark::State& state, const std::string& op, Validity v) {
+  at::set_num_threads(1);
+  const Spec& spec = *find_spec(op);
+  ArgumentTupleGenerator gen(spec, Config{}, 1, v);
+  Sample s;
+  for (auto _ : state) benchmark::DoNotOptimize(gen.next(s));
+  state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["per_round"] = static_cast<double>(gen.tuples_per_round());
+}
+
+void register_all() {
+  for (const auto& spec : spec_db()) {
+    benchmark::RegisterBenchmark(("valid/" + spec.op()).c_str(), generate, spec.op(), Validity::Valid);
+    benchmark::RegisterBenchmark(("invalid/" + spec.op()).c_str(), generate, spec.op(), Validity::Invalid);
+  }
+}
+
+void BM_SpaceNarrowing(benchmark::State& state) {
+  for (auto _ : state) {
+    auto s = VariableSpace::range(VarType::Int, -20, 20);
+    s.ge(-3).lt(7).ne(int64_t{2});
+    benchmark::DoNotOptimize(s.contains(int64_t{4}));
+  }
+}
+BENCHMARK(BM_SpaceNarrowing);
+
+void BM_SpaceIn(benchmark::State& state) {
+  std::vector<Value> dims{int64_t{-2}, int64_t{-1}, int64_t{0}, int64_t{1}};
+  for (auto _ : state) {
+    VariableSpace s(VarType::TensorDtype);
+    s.in(std::vector<Value>{c10::ScalarType::Float, c10::ScalarType::Double}).ne(c10::ScalarType::Double);
+    auto i = VariableSpace::range(VarType::Int, -20, 20);
+    i.in(dims);
+    benchmark::DoNotOptimize(s.size() + i.size());
+  }
+}
+BENCHMARK(BM_SpaceIn);
+
+}  // namespace
+}  // namespace opsfuzz
+
+int main(int argc, char** argv) {
+  opsfuzz::register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+}
