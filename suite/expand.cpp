@@ -166,7 +166,7 @@ std::vector<Assignment> Expander::assignments(const Template& t, const Value* ca
       if (given) {
         fixed.emplace_back(var.first, *given);
       } else if (dim != doc_.dims.end()) {
-        diagnostics_.warning(var.second.front().pos, "", path + ".vars." + var.first,
+        diagnostics_.warning(var.second.front().pos, parser_.test(), path + ".vars." + var.first,
                              "var '" + var.first + "' has the name of a dim: it is bound to the "
                              "dim's value " + std::to_string(dim->second) + " and not iterated");
         fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));

@@ -118,8 +118,13 @@ const c10::IValue& Bound::get(const std::string& name) const {
 }
 
 void Bound::wrong_type(const std::string& name, const char* expected) const {
+  const c10::IValue& v = get(name);
+  std::string hint = v.isString() ? " '" + v.toStringRef() +
+                                        "' (dim symbols are not resolved in constructor arguments: "
+                                        "pass them through template vars)"
+                                  : "";
   throw std::invalid_argument(what_ + ": argument '" + name + "' expects " + expected + ", got " +
-                              describe(get(name)));
+                              describe(v) + hint);
 }
 
 int64_t Bound::i(const std::string& name) const {

@@ -249,8 +249,9 @@ std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::stri
     if (k == "float") from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
     else if (k == "int") from_kind = c10::ScalarType::Long;
     else if (k == "bool" || (kind->is_bool())) from_kind = c10::ScalarType::Bool;
-    else error(*kind, path + ".kind", "unknown kind '" + k + "' (expected float, int or bool)" +
-                                          did_you_mean(k, Keys{"float", "int", "bool"}));
+    else error(*kind, path + ".kind", "unknown kind '" + k + "'" +
+                                          did_you_mean(k, Keys{"float", "int", "bool"}) +
+                                          "; expected float, int or bool");
   }
   if (dtype) {
     std::string d = python_str(*dtype);

@@ -23,6 +23,7 @@ class NodeParser {
 
   // Label of the test being parsed, for messages ("tests[3] (add_x)").
   void set_test(std::string label) { test_ = std::move(label); }
+  const std::string& test() const { return test_; }
 
   // A node where inputs are expected. With literal_maps (constructor arguments), a mapping that
   // is not a node is a literal value; elsewhere it must be a node.
