@@ -140,11 +140,7 @@ std::optional<int64_t> NodeParser::integer(const Value& v, const std::string& pa
 }
 
 std::optional<Node> NodeParser::node(const Value& v, const std::string& path, bool literal_maps) {
-  if (!v.is_map()) {
-    if (v.is_list() && !literal_maps) {
-      error(v, path, "expected a node (a mapping with a 'type'), got a list");
-      return std::nullopt;
-    }
+  if (!v.is_map()) {  // a literal value, passed as written
     Node n;
     n.type = NodeType::Const;
     n.pos = v.pos;

@@ -161,3 +161,51 @@ TEST(IdFilter, ExactAndPrefixPatterns) {
 
 }  // namespace
 }  // namespace opsfuzz::suite
+
+namespace opsfuzz::suite {
+namespace {
+
+TEST(Expansion, ExplicitVarAndRefForms) {
+  Suite s = testing::valid(R"(
+presets:
+  small: {type: tensor, shape: [2], kind: float}
+  large: {type: tensor, shape: [8], kind: float}
+tests:
+  - id: e
+    op:
+      type: template_module
+      path: {var: cls}
+      vars: {cls: [torch.nn.ReLU], x: [small, large], s: [0.5]}
+      kwargs: {inplace: false}
+    in: [{type: ref, ref: {type: var, name: x}}]
+    kwargs: {extra: {type: const, value: [{var: s}, 1]}}
+)");
+  ASSERT_EQ(ids(s), (std::vector<std::string>{"e__cls=torch_nn_ReLU__s=0_5__x=small",
+                                              "e__cls=torch_nn_ReLU__s=0_5__x=large"}));
+  EXPECT_EQ(s.tests[1].module->path, "torch.nn.ReLU");
+  EXPECT_EQ(s.tests[1].in[0].shape, (std::vector<int64_t>{8}));
+  EXPECT_EQ(python_str(s.tests[0].kwargs[0].second.value), "[0.5, 1]");
+}
+
+TEST(Expansion, VarNodesNeedANonEmptyName) {
+  std::string e = errors(templ("{a: [1]}", "      args: [{type: var, name: ''}]\n"));
+  EXPECT_NE(e.find("tests[0].op.args[0]: a var node needs a non-empty string name"), std::string::npos) << e;
+}
+
+TEST(Expansion, LiteralInputsArePassedAsWritten) {
+  Suite s = valid("tests:\n  - {id: l, op: aten::sum, in: [{type: tensor, shape: [2, 2], kind: float}, [1], true]}\n");
+  ASSERT_EQ(s.tests[0].in.size(), 3u);
+  EXPECT_EQ(s.tests[0].in[1].type, NodeType::Const);
+  EXPECT_EQ(python_str(s.tests[0].in[1].value), "[1]");
+}
+
+TEST(Expansion, DocumentShapeErrors) {
+  std::string e = errors("include: [3]\ntests: {a: 1}\n");
+  EXPECT_NE(e.find("t.yaml:1:11: error: include: include entries must be file names"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.yaml:2:8: error: tests: tests must be a list"), std::string::npos) << e;
+  std::string m = errors("- a\n- b\n");
+  EXPECT_NE(m.find("a suite file must be a mapping with a 'tests' list"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace opsfuzz::suite
