@@ -124,7 +124,8 @@ std::optional<std::string> bind(const c10::FunctionSchema& schema,
     }
     if (!value && p.default_value()) value = *p.default_value();
     if (!value) return "missing argument '" + p.name() + "'";
-    auto fixed = p.N() ? std::optional<int32_t>(*p.N()) : std::nullopt;
+    std::optional<int32_t> fixed;  // int[2]: a single int is repeated
+    if (p.N()) fixed = *p.N();
     auto converted = coerce(*value, p.real_type(), fixed);
     if (!converted)
       return "argument '" + p.name() + "' expects " + p.real_type()->str() + ", got " +

@@ -11,7 +11,12 @@ namespace opsfuzz::suite {
 
 std::string Pos::str() const {
   std::string out = file ? *file : std::string("<input>");
-  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (line > 0) {
+    out += ':';
+    out += std::to_string(line);
+    out += ':';
+    out += std::to_string(column);
+  }
   return out;
 }
 
@@ -114,7 +119,7 @@ std::string python_float(double x) {
   } else {
     out = digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
-    char exp[8];
+    char exp[16];
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     out += exp;
   }
