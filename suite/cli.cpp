@@ -1,8 +1,11 @@
 #include "suite/cli.h"
 
 #include <charconv>
+#include <filesystem>
 #include <optional>
 
+#include "suite/invoke.h"
+#include "suite/modules.h"
 #include "suite/runner.h"
 #include "suite/suite.h"
 
@@ -48,8 +51,10 @@ std::optional<std::string> parse(const std::vector<std::string>& args, bool take
       o.test_ids = *v;
     } else if (takes_seed && a.starts_with("--seed")) {
       auto v = value();
-      auto res = v ? std::from_chars(v->data(), v->data() + v->size(), o.seed) : std::from_chars_result{};
-      if (!v || res.ec != std::errc() || res.ptr != v->data() + v->size()) return "--seed needs an unsigned integer";
+      auto res =
+          v ? std::from_chars(v->data(), v->data() + v->size(), o.seed) : std::from_chars_result{};
+      if (!v || res.ec != std::errc() || res.ptr != v->data() + v->size())
+        return "--seed needs an unsigned integer";
     } else if (a.starts_with("-")) {
       return "unknown option '" + a + "'";
     } else if (o.file.empty()) {
@@ -74,9 +79,40 @@ std::optional<Suite> load(const std::string& file, std::ostream& err) {
   return std::move(r.suite);
 }
 
+// A module path that cannot be resolved here, checked with its construct arguments.
+void check_module(const Node& n, const Test& test, std::vector<std::string>& warnings) {
+  if (n.type != NodeType::Module && n.type != NodeType::Construct) return;
+  bool found = is_registered_module(n.path);
+  if (n.path.starts_with("file:")) {
+    std::string file = n.path.substr(5);
+    file = file.substr(0, file.find("::"));  // "file:m.pt::a.b" -> "m.pt"
+    found = std::filesystem::exists(std::filesystem::path(test.directory) / file) ||
+            std::filesystem::exists(file);
+  }
+  if (!found)
+    warnings.push_back(n.pos.str() + ": warning: " + test.id + ": module '" + n.path +
+                       "' is not available here");
+  for (const auto& arg : n.args) check_module(arg, test, warnings);
+  for (const auto& [name, arg] : n.kwargs) check_module(arg, test, warnings);
+}
+
+// Ops and modules are resolved when tests run; validation only warns about those it cannot find.
+std::vector<std::string> reference_warnings(const Suite& suite) {
+  std::vector<std::string> warnings;
+  for (const auto& test : suite.tests) {
+    if (test.module)
+      check_module(*test.module, test, warnings);
+    else if (!has_operator(test.op))
+      warnings.push_back(test.pos.str() + ": warning: " + test.id + ": unknown operator '" +
+                         test.op + "'" + suggest_operator(test.op));
+  }
+  return warnings;
+}
+
 int validate(const Options& o, std::ostream& out, std::ostream& err) {
   auto suite = load(o.file, err);
   if (!suite) return 1;
+  for (const auto& w : reference_warnings(*suite)) err << w << "\n";
   out << o.file << ": valid, " << suite->tests.size() << " tests (" << suite->pairs.size()
       << " pairs)\n";
   return 0;

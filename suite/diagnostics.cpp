@@ -25,8 +25,7 @@ void Diagnostics::error(const Pos& pos, std::string test, std::string path, std:
   add({Diagnostic::Severity::Error, pos, std::move(test), std::move(path), std::move(message)});
 }
 
-void Diagnostics::warning(const Pos& pos, std::string test, std::string path,
-                          std::string message) {
+void Diagnostics::warning(const Pos& pos, std::string test, std::string path, std::string message) {
   add({Diagnostic::Severity::Warning, pos, std::move(test), std::move(path), std::move(message)});
 }
 
@@ -60,7 +59,8 @@ static size_t edit_distance(std::string_view a, std::string_view b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }

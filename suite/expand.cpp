@@ -13,8 +13,8 @@ namespace {
 using Keys = std::vector<std::string>;
 using Assignment = std::vector<std::pair<std::string, Value>>;  // var name -> value as written
 
-const Keys kTestKeys = {"id", "impl", "op", "in", "kwargs", "out", "device",
-                        "cast_input0_to_complex"};
+const Keys kTestKeys = {"id",     "impl", "op",     "in",
+                        "kwargs", "out",  "device", "cast_input0_to_complex"};
 
 // A template's declared vars and the assignments it expands to.
 struct Template {
@@ -82,7 +82,10 @@ void Expander::expand(const RawTest& raw, size_t position) {
   std::string name = id ? python_str(*id) : "";
   if (name.empty() && op) {
     const Value* module_path = op->is_map() ? op->find("path") : nullptr;
-    name = default_id(op->is_string() ? op->s : module_path ? python_str(*module_path) : "", position);
+    name = default_id(op->is_string() ? op->s
+                      : module_path   ? python_str(*module_path)
+                                      : "",
+                      position);
   }
   add_test(raw, test, name, "");
 }
@@ -109,8 +112,9 @@ std::optional<Template> Expander::parse_template(const Value& op, const std::str
         parser_.error(v, pk, "var values must be plain values, not nodes");
         ok = false;
       } else if (v.is_string() && v.quoted && doc_.dims.count(v.s)) {
-        parser_.error(v, pk, "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " +
-                                 v.s + " unquoted");
+        parser_.error(v, pk,
+                      "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " +
+                          v.s + " unquoted");
         ok = false;
       }
     }
@@ -145,7 +149,8 @@ std::vector<Assignment> Expander::assignments(const Template& t, const Value* ca
       for (const auto& [key, value] : c.entries) {
         std::string name = python_str(key);
         if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
-          parser_.error(key, p, "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
+          parser_.error(key, p,
+                        "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
           ok = false;
         }
       }
@@ -167,8 +172,10 @@ std::vector<Assignment> Expander::assignments(const Template& t, const Value* ca
         fixed.emplace_back(var.first, *given);
       } else if (dim != doc_.dims.end()) {
         diagnostics_.warning(var.second.front().pos, parser_.test(), path + ".vars." + var.first,
-                             "var '" + var.first + "' has the name of a dim: it is bound to the "
-                             "dim's value " + std::to_string(dim->second) + " and not iterated");
+                             "var '" + var.first +
+                                 "' has the name of a dim: it is bound to the "
+                                 "dim's value " +
+                                 std::to_string(dim->second) + " and not iterated");
         fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));
       } else {
         free.push_back(&var);
@@ -178,7 +185,8 @@ std::vector<Assignment> Expander::assignments(const Template& t, const Value* ca
     std::vector<size_t> index(free.size(), 0);
     while (true) {
       Assignment a = fixed;
-      for (size_t k = 0; k < free.size(); ++k) a.emplace_back(free[k]->first, free[k]->second[index[k]]);
+      for (size_t k = 0; k < free.size(); ++k)
+        a.emplace_back(free[k]->first, free[k]->second[index[k]]);
       out.push_back(std::move(a));
       size_t k = free.size();
       while (k > 0 && ++index[k - 1] == free[k - 1]->second.size()) index[--k] = 0;
@@ -197,7 +205,8 @@ Value Expander::substitute(const Value& v, const Assignment& env, const std::str
   }
   if (!v.is_map()) return v;
   const Value* type = v.find("type");
-  bool is_var = type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
+  bool is_var =
+      type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
   if (!is_var) {
     Value out = v;
     for (auto& [key, value] : out.entries)
@@ -223,7 +232,8 @@ Value Expander::substitute(const Value& v, const Assignment& env, const std::str
     return Value::integer(dim->second, v.pos);
   Keys declared;
   for (const auto& [var, value] : env) declared.push_back(var);
-  parser_.error(*name, path, "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
+  parser_.error(*name, path,
+                "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
   return Value::null(v.pos);
 }
 
@@ -231,9 +241,12 @@ Value Expander::concrete_test(const Value& raw, Value op, const Assignment& env)
   Value test = Value::map(raw.pos);
   for (const auto& [key, value] : raw.entries) {
     std::string k = python_str(key);
-    if (k == "op") test.entries.emplace_back(key, op);
-    else if (k == "in" || k == "kwargs") test.entries.emplace_back(key, substitute(value, env, path_ + "." + k));
-    else if (k != "id") test.entries.emplace_back(key, value);
+    if (k == "op")
+      test.entries.emplace_back(key, op);
+    else if (k == "in" || k == "kwargs")
+      test.entries.emplace_back(key, substitute(value, env, path_ + "." + k));
+    else if (k != "id")
+      test.entries.emplace_back(key, value);
   }
   return test;
 }
@@ -261,15 +274,19 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
   auto t = parse_template(op, path);
   const Value* common = op.find("common");
   if (common && !common->is_null()) {
-    if (common->is_map()) parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
-    else parser_.error(*common, path + ".common", "common must be a mapping with args and kwargs");
+    if (common->is_map())
+      parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
+    else
+      parser_.error(*common, path + ".common", "common must be a mapping with args and kwargs");
   }
   bool sides_ok = true;
   for (const char* side : {"a", "b"}) {
     const Value* s = op.find(side);
     std::string p = path + "." + side;
     if (!s || !s->is_map()) {
-      parser_.error(s ? *s : op, p, std::string("compare side '") + side + "' must be a mapping with impl and a module");
+      parser_.error(
+          s ? *s : op, p,
+          std::string("compare side '") + side + "' must be a mapping with impl and a module");
       sides_ok = false;
       continue;
     }
@@ -362,8 +379,10 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
   } else {
     for (size_t k = 0; k < in->items.size(); ++k) {
       auto n = parser_.node(in->items[k], path_ + ".in[" + std::to_string(k) + "]");
-      if (n) t.in.push_back(std::move(*n));
-      else ok = false;
+      if (n)
+        t.in.push_back(std::move(*n));
+      else
+        ok = false;
     }
   }
   if (const Value* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
@@ -373,8 +392,10 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
     } else {
       for (const auto& [key, value] : kwargs->entries) {
         auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
-        if (n) t.kwargs.emplace_back(python_str(key), std::move(*n));
-        else ok = false;
+        if (n)
+          t.kwargs.emplace_back(python_str(key), std::move(*n));
+        else
+          ok = false;
       }
     }
   }
@@ -385,9 +406,10 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
     std::string d = python_str(*device);
     auto it = devices.find(d);
     if (it == devices.end()) {
-      parser_.error(*device, path_ + ".device", "unknown device '" + d + "'" +
-                                                    did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
-                                                    "; expected cpu, gpu, cuda or mps");
+      parser_.error(*device, path_ + ".device",
+                    "unknown device '" + d + "'" +
+                        did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
+                        "; expected cpu, gpu, cuda or mps");
       ok = false;
     } else {
       t.device = it->second;
@@ -395,29 +417,34 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
   }
   if (const Value* cast = v.find("cast_input0_to_complex")) {
     if (!cast->is_bool()) {
-      parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex must be a bool");
+      parser_.error(*cast, path_ + ".cast_input0_to_complex",
+                    "cast_input0_to_complex must be a bool");
       ok = false;
     } else {
       t.cast_input0_to_complex = cast->b;
       if (cast->b && t.in.empty() && in && in->is_list()) {
-        parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex needs an input 0");
+        parser_.error(*cast, path_ + ".cast_input0_to_complex",
+                      "cast_input0_to_complex needs an input 0");
         ok = false;
       } else if (cast->b && !t.in.empty() && t.in[0].type != NodeType::Tensor &&
                  t.in[0].type != NodeType::ConstTensor) {
-        parser_.error(*cast, path_ + ".cast_input0_to_complex", "cast_input0_to_complex needs input 0 to be a tensor");
+        parser_.error(*cast, path_ + ".cast_input0_to_complex",
+                      "cast_input0_to_complex needs input 0 to be a tensor");
         ok = false;
       } else if (cast->b && !t.in.empty() &&
-                 (t.in[0].shape.empty() || t.in[0].shape.back() != 2 || c10::isComplexType(t.in[0].dtype) ||
-                  !c10::isFloatingType(t.in[0].dtype))) {
-        parser_.error(*cast, path_ + ".cast_input0_to_complex",
-                      "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
+                 (t.in[0].shape.empty() || t.in[0].shape.back() != 2 ||
+                  c10::isComplexType(t.in[0].dtype) || !c10::isFloatingType(t.in[0].dtype))) {
+        parser_.error(
+            *cast, path_ + ".cast_input0_to_complex",
+            "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
         ok = false;
       }
     }
   }
   if (auto [it, inserted] = ids_.emplace(t.id, t.pos); !inserted) {
-    parser_.error(v, path_, "duplicate test id '" + t.id + "' (also produced by the test at " +
-                                it->second.str() + ")");
+    parser_.error(
+        v, path_,
+        "duplicate test id '" + t.id + "' (also produced by the test at " + it->second.str() + ")");
     ok = false;
   }
   if (!ok) return std::nullopt;
@@ -453,8 +480,9 @@ Suite load_suite(const std::string& path) {
 }
 
 const char* name(NodeType t) {
-  static const char* names[] = {"tensor", "scalar", "scalar_tensor", "int_list", "list", "tuple",
-                                "optional", "const", "const_tensor", "module", "construct"};
+  static const char* names[] = {"tensor",       "scalar", "scalar_tensor", "int_list",
+                                "list",         "tuple",  "optional",      "const",
+                                "const_tensor", "module", "construct"};
   return names[static_cast<int>(t)];
 }
 

@@ -22,7 +22,8 @@ char32_t next_code_point(std::string_view text, size_t& k) {
   int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
   if (k + extra >= text.size()) extra = 0;  // truncated sequence: take the byte alone
   char32_t cp = extra ? (c & (0x3F >> extra)) : c;
-  for (int e = 1; e <= extra; ++e) cp = (cp << 6) | (static_cast<unsigned char>(text[k + e]) & 0x3F);
+  for (int e = 1; e <= extra; ++e)
+    cp = (cp << 6) | (static_cast<unsigned char>(text[k + e]) & 0x3F);
   k += extra + 1;
   return cp;
 }
@@ -33,8 +34,10 @@ std::string sanitize(std::string_view text, bool keep_dash_underscore) {
     size_t start = k;
     char32_t cp = next_code_point(text, k);
     bool keep = is_alnum(cp) || (keep_dash_underscore && (cp == '-' || cp == '_'));
-    if (keep) out.append(text.substr(start, k - start));
-    else out += '_';
+    if (keep)
+      out.append(text.substr(start, k - start));
+    else
+      out += '_';
   }
   return out;
 }
@@ -51,7 +54,8 @@ std::string template_id(const std::string& base,
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string id = base;
-  for (const auto& [name, value] : sorted) id += "__" + name + "=" + sanitize_id_value(python_str(value));
+  for (const auto& [name, value] : sorted)
+    id += "__" + name + "=" + sanitize_id_value(python_str(value));
   return id;
 }
 

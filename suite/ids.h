@@ -27,7 +27,8 @@ std::string default_id(std::string_view op, size_t position);
 // --test-ids patterns: exact ids, or prefixes when ending in '*'. Empty matches everything.
 class IdFilter {
  public:
-  explicit IdFilter(std::string_view semicolon_list = "");
+  IdFilter() = default;  // matches everything
+  explicit IdFilter(std::string_view semicolon_list);
   bool matches(std::string_view id) const;
   bool empty() const { return patterns_.empty(); }
 

@@ -3,8 +3,10 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
+#include <algorithm>
 #include <optional>
 
+#include "suite/diagnostics.h"
 #include "suite/nodes.h"
 
 namespace opsfuzz::suite {
@@ -33,12 +35,17 @@ std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type
 std::optional<c10::IValue> coerce_list(const c10::IValue& v, const c10::TypePtr& elem,
                                        std::optional<int32_t> fixed_size) {
   std::vector<c10::IValue> items;
-  if (v.isList()) items = v.toListRef().vec();
-  else if (v.isTuple()) items = v.toTupleRef().elements().vec();
-  else if (v.isIntList() || v.isInt()) items = {v};
-  else return std::nullopt;
+  if (v.isList())
+    items = v.toListRef().vec();
+  else if (v.isTuple())
+    items = v.toTupleRef().elements().vec();
+  else if (v.isIntList() || v.isInt())
+    items = {v};
+  else
+    return std::nullopt;
   if (v.isInt()) {  // int[2] stride=1 means [1, 1]
-    if (!fixed_size || (elem->kind() != c10::TypeKind::IntType && elem->kind() != c10::TypeKind::SymIntType))
+    if (!fixed_size ||
+        (elem->kind() != c10::TypeKind::IntType && elem->kind() != c10::TypeKind::SymIntType))
       return std::nullopt;
     items.assign(*fixed_size, v);
   }
@@ -82,7 +89,8 @@ std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type
     case K::ScalarTypeType:
       if (v.isInt()) return v;
       if (v.isString())
-        if (auto t = parse_dtype_name(v.toStringRef())) return c10::IValue(static_cast<int64_t>(*t));
+        if (auto t = parse_dtype_name(v.toStringRef()))
+          return c10::IValue(static_cast<int64_t>(*t));
       return std::nullopt;
     case K::LayoutType:
     case K::MemoryFormatType:
@@ -147,7 +155,8 @@ Candidate select(const std::string& full, const std::vector<c10::IValue>& args,
                  const Kwargs& kwargs) {
   auto [name, overload] = split_name(full);
   const auto& ops = torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name));
-  if (ops.empty()) throw std::invalid_argument("unknown operator '" + name + "'");
+  if (ops.empty())
+    throw std::invalid_argument("unknown operator '" + name + "'" + suggest_operator(name));
   std::string reasons;
   bool found_overload = false;
   for (const auto& op : ops) {
@@ -170,6 +179,21 @@ Candidate select(const std::string& full, const std::vector<c10::IValue>& args,
 
 }  // namespace
 
+bool has_operator(const std::string& full) {
+  auto [name, overload] = split_name(full);
+  for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)))
+    if (overload.empty() || op->schema().overload_name() == overload) return true;
+  return false;
+}
+
+std::string suggest_operator(const std::string& full) {
+  std::vector<std::string> names;
+  for (const auto& op : torch::jit::getAllOperators()) names.push_back(op->schema().name());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return did_you_mean(split_name(full).first, names);
+}
+
 std::string resolve_op(const std::string& name, const std::vector<c10::IValue>& args,
                        const Kwargs& kwargs) {
   const auto& schema = select(name, args, kwargs).op->schema();
@@ -181,8 +205,10 @@ c10::IValue call_op(const std::string& name, const std::vector<c10::IValue>& arg
   Candidate c = select(name, args, kwargs);
   const auto& schema = c.op->schema();
   auto handle = c10::Dispatcher::singleton().findSchema({schema.name(), schema.overload_name()});
-  if (handle) handle->callBoxed(c.stack);
-  else c.op->getOperation()(c.stack);  // operators that exist only for TorchScript (add.int)
+  if (handle)
+    handle->callBoxed(c.stack);
+  else
+    c.op->getOperation()(c.stack);  // operators that exist only for TorchScript (add.int)
   if (c.stack.size() == 1) return std::move(c.stack[0]);
   return c10::ivalue::Tuple::create(std::move(c.stack));
 }

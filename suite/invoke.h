@@ -20,6 +20,11 @@ namespace opsfuzz::suite {
 c10::IValue call_op(const std::string& name, const std::vector<c10::IValue>& args,
                     const Kwargs& kwargs);
 
+// Whether an operator of this name exists (any overload; `NAME.OVERLOAD` for that overload).
+bool has_operator(const std::string& name);
+// Operator names close to `name`, as " (did you mean 'aten::x'?)" or "".
+std::string suggest_operator(const std::string& name);
+
 // The overload call_op would run for these arguments, as "aten::add.Tensor".
 std::string resolve_op(const std::string& name, const std::vector<c10::IValue>& args,
                        const Kwargs& kwargs);

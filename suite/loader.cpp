@@ -40,7 +40,8 @@ void apply_merge_keys(Value& map) {
   for (auto it = map.entries.begin(); it != map.entries.end();) {
     if (it->first.is_symbol() && it->first.s == "<<") {
       const Value& source = it->second;
-      if (source.is_map()) merged.insert(merged.end(), source.entries.begin(), source.entries.end());
+      if (source.is_map())
+        merged.insert(merged.end(), source.entries.begin(), source.entries.end());
       for (const auto& item : source.items)
         if (item.is_map()) merged.insert(merged.end(), item.entries.begin(), item.entries.end());
       it = map.entries.erase(it);
@@ -73,14 +74,17 @@ Value convert(const YAML::Node& node, const FileName& file, const Pos& parent,
               Diagnostics& diagnostics) {
   Pos pos = pos_of(node.Mark(), file, parent);
   switch (node.Type()) {
-    case YAML::NodeType::Scalar: return convert_scalar(node, pos);
+    case YAML::NodeType::Scalar:
+      return convert_scalar(node, pos);
     case YAML::NodeType::Sequence: {
       Value out = Value::list(pos);
       for (const auto& item : node) out.items.push_back(convert(item, file, pos, diagnostics));
       return out;
     }
-    case YAML::NodeType::Map: return convert_map(node, file, pos, diagnostics);
-    default: return Value::null(pos);
+    case YAML::NodeType::Map:
+      return convert_map(node, file, pos, diagnostics);
+    default:
+      return Value::null(pos);
   }
 }
 
@@ -143,8 +147,10 @@ void Loader::load_text(const std::string& text, const fs::path& shown, bool root
   std::string file = shown.string();
   if (const Value* dims = top.find("dims")) merge_dims(*dims, file);
   if (const Value* presets = top.find("presets")) merge_presets(*presets, file);
-  if (const Value* tests = top.find("tests")) add_tests(*tests, directory.string());
-  else if (root) diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
+  if (const Value* tests = top.find("tests"))
+    add_tests(*tests, directory.string());
+  else if (root)
+    diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
   stack_.pop_back();
 }
 
@@ -180,9 +186,8 @@ bool Loader::merge_definition(std::map<std::string, Definition>& into, const Val
   if (inserted) return true;
   if (!python_equal(*it->second.value, value))
     diagnostics_.error(key.pos, "", std::string(what) + "." + key.s,
-                       std::string(what == std::string("dims") ? "dim" : "preset") + " '" +
-                           key.s + "' is defined differently in " + it->second.file + " and " +
-                           file);
+                       std::string(what == std::string("dims") ? "dim" : "preset") + " '" + key.s +
+                           "' is defined differently in " + it->second.file + " and " + file);
   return false;
 }
 
@@ -198,12 +203,13 @@ void Loader::merge_dims(const Value& dims, const std::string& file) {
       continue;
     }
     if (!value.is_int() || value.i < 0) {
-      diagnostics_.error(value.pos, "", "dims." + key.s,
-                         "dim '" + key.s + "' must be a non-negative integer, got " +
-                             python_repr(value));
+      diagnostics_.error(
+          value.pos, "", "dims." + key.s,
+          "dim '" + key.s + "' must be a non-negative integer, got " + python_repr(value));
       continue;
     }
-    if (merge_definition(doc_.dim_definitions, key, value, file, "dims")) doc_.dims[key.s] = value.i;
+    if (merge_definition(doc_.dim_definitions, key, value, file, "dims"))
+      doc_.dims[key.s] = value.i;
   }
 }
 

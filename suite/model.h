@@ -14,7 +14,16 @@
 namespace opsfuzz::suite {
 
 enum class NodeType : uint8_t {
-  Tensor, Scalar, ScalarTensor, IntList, List, Tuple, Optional, Const, ConstTensor, Module,
+  Tensor,
+  Scalar,
+  ScalarTensor,
+  IntList,
+  List,
+  Tuple,
+  Optional,
+  Const,
+  ConstTensor,
+  Module,
   Construct,
 };
 

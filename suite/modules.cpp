@@ -89,10 +89,13 @@ Bound::Bound(const std::string& what, const Signature& signature,
     : what_(what) {
   if (args.size() > signature.size() && !variadic)
     throw std::invalid_argument(what + " takes at most " + std::to_string(signature.size()) +
-                                " positional arguments (" + std::to_string(args.size()) + " given)");
+                                " positional arguments (" + std::to_string(args.size()) +
+                                " given)");
   for (size_t k = 0; k < args.size(); ++k) {
-    if (k < signature.size() && !variadic) values_[signature[k].name] = args[k];
-    else rest_.push_back(args[k]);
+    if (k < signature.size() && !variadic)
+      values_[signature[k].name] = args[k];
+    else
+      rest_.push_back(args[k]);
   }
   std::vector<std::string> names;
   for (const auto& p : signature) names.push_back(p.name);

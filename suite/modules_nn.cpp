@@ -78,8 +78,9 @@ std::shared_ptr<Module> wrap(const Bound& ctor, M m, Signature forward_signature
 // The usual case: forward(input) -> Tensor.
 template <class M>
 std::shared_ptr<Module> unary(const Bound& ctor, M m) {
-  return wrap<M>(ctor, std::move(m), {"input"},
-                 [](M& m, const Bound& in) { return c10::IValue(m->forward(tensor(in, "input"))); });
+  return wrap<M>(ctor, std::move(m), {"input"}, [](M& m, const Bound& in) {
+    return c10::IValue(m->forward(tensor(in, "input")));
+  });
 }
 
 Signature placement(Signature s) {
@@ -134,8 +135,15 @@ nn::detail::conv_padding_t<D> conv_padding(const Bound& b) {
 template <size_t D, class Holder>
 void register_conv(const std::string& name) {
   reg(name,
-      placement({"in_channels", "out_channels", "kernel_size", {"stride", 1}, {"padding", 0},
-                 {"dilation", 1}, {"groups", 1}, {"bias", true}, {"padding_mode", str("zeros")}}),
+      placement({"in_channels",
+                 "out_channels",
+                 "kernel_size",
+                 {"stride", 1},
+                 {"padding", 0},
+                 {"dilation", 1},
+                 {"groups", 1},
+                 {"bias", true},
+                 {"padding_mode", str("zeros")}}),
       [](const Bound& b) {
         nn::ConvOptions<D> o(b.i("in_channels"), b.i("out_channels"), arr<D>(b, "kernel_size"));
         o.stride(arr<D>(b, "stride")).padding(conv_padding<D>(b)).dilation(arr<D>(b, "dilation"));
@@ -147,8 +155,15 @@ void register_conv(const std::string& name) {
 template <size_t D, class Holder>
 void register_conv_transpose(const std::string& name) {
   reg(name,
-      placement({"in_channels", "out_channels", "kernel_size", {"stride", 1}, {"padding", 0},
-                 {"output_padding", 0}, {"groups", 1}, {"bias", true}, {"dilation", 1},
+      placement({"in_channels",
+                 "out_channels",
+                 "kernel_size",
+                 {"stride", 1},
+                 {"padding", 0},
+                 {"output_padding", 0},
+                 {"groups", 1},
+                 {"bias", true},
+                 {"dilation", 1},
                  {"padding_mode", str("zeros")}}),
       [](const Bound& b) {
         nn::ConvTransposeOptions<D> o(b.i("in_channels"), b.i("out_channels"),
@@ -172,7 +187,10 @@ void register_conv_transpose(const std::string& name) {
 template <class Holder, class Options>
 void register_batch_norm(const std::string& name) {
   reg(name,
-      placement({"num_features", {"eps", 1e-5}, {"momentum", 0.1}, {"affine", true},
+      placement({"num_features",
+                 {"eps", 1e-5},
+                 {"momentum", 0.1},
+                 {"affine", true},
                  {"track_running_stats", true}}),
       [](const Bound& b) {
         Options o(b.i("num_features"));
@@ -185,7 +203,10 @@ void register_batch_norm(const std::string& name) {
 template <class Holder, class Options>
 void register_instance_norm(const std::string& name) {
   reg(name,
-      placement({"num_features", {"eps", 1e-5}, {"momentum", 0.1}, {"affine", false},
+      placement({"num_features",
+                 {"eps", 1e-5},
+                 {"momentum", 0.1},
+                 {"affine", false},
                  {"track_running_stats", false}}),
       [](const Bound& b) {
         Options o(b.i("num_features"));
@@ -198,8 +219,12 @@ void register_instance_norm(const std::string& name) {
 template <size_t D, class Holder>
 void register_max_pool(const std::string& name) {
   reg(name,
-      {"kernel_size", {"stride", None}, {"padding", 0}, {"dilation", 1},
-       {"return_indices", false}, {"ceil_mode", false}},
+      {"kernel_size",
+       {"stride", None},
+       {"padding", 0},
+       {"dilation", 1},
+       {"return_indices", false},
+       {"ceil_mode", false}},
       [](const Bound& b) {
         nn::MaxPoolOptions<D> o(arr<D>(b, "kernel_size"));
         o.stride(b.none("stride") ? arr<D>(b, "kernel_size") : arr<D>(b, "stride"));
@@ -215,7 +240,10 @@ void register_max_pool(const std::string& name) {
 
 template <size_t D, class Holder>
 void register_avg_pool(const std::string& name) {
-  Signature s = {"kernel_size", {"stride", None}, {"padding", 0}, {"ceil_mode", false},
+  Signature s = {"kernel_size",
+                 {"stride", None},
+                 {"padding", 0},
+                 {"ceil_mode", false},
                  {"count_include_pad", true}};
   if (D > 1) s.push_back({"divisor_override", None});
   reg(name, s, [](const Bound& b) {
@@ -251,8 +279,8 @@ std::shared_ptr<Module> recurrent(const Bound& b, Holder m, bool has_cell_state)
 Signature rnn_signature(bool lstm) {
   Signature s = {"input_size", "hidden_size", {"num_layers", 1}};
   if (!lstm) s.push_back({"nonlinearity", str("tanh")});
-  for (Param p : Signature{{"bias", true}, {"batch_first", false}, {"dropout", 0.0},
-                           {"bidirectional", false}})
+  for (Param p : Signature{
+           {"bias", true}, {"batch_first", false}, {"dropout", 0.0}, {"bidirectional", false}})
     s.push_back(p);
   if (lstm) s.push_back({"proj_size", 0});
   return placement(s);
@@ -275,11 +303,11 @@ void register_linear_and_conv() {
       [](const Bound& b) {
         auto o = nn::BilinearOptions(b.i("in1_features"), b.i("in2_features"), b.i("out_features"))
                      .bias(b.b("bias"));
-        return wrap<nn::Bilinear>(b, placed(nn::Bilinear(o), b), {"input1", "input2"},
-                                  [](nn::Bilinear& m, const Bound& in) {
-                                    return c10::IValue(
-                                        m->forward(tensor(in, "input1"), tensor(in, "input2")));
-                                  });
+        return wrap<nn::Bilinear>(
+            b, placed(nn::Bilinear(o), b), {"input1", "input2"},
+            [](nn::Bilinear& m, const Bound& in) {
+              return c10::IValue(m->forward(tensor(in, "input1"), tensor(in, "input2")));
+            });
       });
   register_conv<1, nn::Conv1d>("Conv1d");
   register_conv<2, nn::Conv2d>("Conv2d");
@@ -314,8 +342,13 @@ void register_norms() {
 
 void register_embeddings() {
   reg("Embedding",
-      placement({"num_embeddings", "embedding_dim", {"padding_idx", None}, {"max_norm", None},
-                 {"norm_type", 2.0}, {"scale_grad_by_freq", false}, {"sparse", false}}),
+      placement({"num_embeddings",
+                 "embedding_dim",
+                 {"padding_idx", None},
+                 {"max_norm", None},
+                 {"norm_type", 2.0},
+                 {"scale_grad_by_freq", false},
+                 {"sparse", false}}),
       [](const Bound& b) {
         auto o = nn::EmbeddingOptions(b.i("num_embeddings"), b.i("embedding_dim"))
                      .padding_idx(c10_opt(b.opt_i("padding_idx")))
@@ -326,9 +359,15 @@ void register_embeddings() {
         return unary(b, placed(nn::Embedding(o), b));
       });
   reg("EmbeddingBag",
-      placement({"num_embeddings", "embedding_dim", {"max_norm", None}, {"norm_type", 2.0},
-                 {"scale_grad_by_freq", false}, {"mode", str("mean")}, {"sparse", false},
-                 {"include_last_offset", false}, {"padding_idx", None}}),
+      placement({"num_embeddings",
+                 "embedding_dim",
+                 {"max_norm", None},
+                 {"norm_type", 2.0},
+                 {"scale_grad_by_freq", false},
+                 {"mode", str("mean")},
+                 {"sparse", false},
+                 {"include_last_offset", false},
+                 {"padding_idx", None}}),
       [](const Bound& b) {
         auto o = nn::EmbeddingBagOptions(b.i("num_embeddings"), b.i("embedding_dim"))
                      .max_norm(c10_opt(b.opt_d("max_norm")))
@@ -338,10 +377,14 @@ void register_embeddings() {
                      .include_last_offset(b.b("include_last_offset"))
                      .padding_idx(c10_opt(b.opt_i("padding_idx")));
         std::string mode = b.s("mode");
-        if (mode == "sum") o.mode(torch::kSum);
-        else if (mode == "mean") o.mode(torch::kMean);
-        else if (mode == "max") o.mode(torch::kMax);
-        else throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
+        if (mode == "sum")
+          o.mode(torch::kSum);
+        else if (mode == "mean")
+          o.mode(torch::kMean);
+        else if (mode == "max")
+          o.mode(torch::kMax);
+        else
+          throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
         return wrap<nn::EmbeddingBag>(
             b, placed(nn::EmbeddingBag(o), b),
             {"input", {"offsets", None}, {"per_sample_weights", None}},
@@ -365,14 +408,24 @@ void register_recurrent_and_attention() {
   reg("RNN", rnn_signature(false), [](const Bound& b) {
     auto o = rnn_options<nn::RNNOptions>(b);
     std::string f = b.s("nonlinearity");
-    if (f == "tanh") o.nonlinearity(torch::kTanh);
-    else if (f == "relu") o.nonlinearity(torch::kReLU);
-    else throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
+    if (f == "tanh")
+      o.nonlinearity(torch::kTanh);
+    else if (f == "relu")
+      o.nonlinearity(torch::kReLU);
+    else
+      throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
     return recurrent(b, nn::RNN(o), false);
   });
   reg("MultiheadAttention",
-      placement({"embed_dim", "num_heads", {"dropout", 0.0}, {"bias", true}, {"add_bias_kv", false},
-                 {"add_zero_attn", false}, {"kdim", None}, {"vdim", None}, {"batch_first", false}}),
+      placement({"embed_dim",
+                 "num_heads",
+                 {"dropout", 0.0},
+                 {"bias", true},
+                 {"add_bias_kv", false},
+                 {"add_zero_attn", false},
+                 {"kdim", None},
+                 {"vdim", None},
+                 {"batch_first", false}}),
       [](const Bound& b) {
         int64_t e = b.i("embed_dim");
         auto o = nn::MultiheadAttentionOptions(e, b.i("num_heads"))
@@ -385,33 +438,46 @@ void register_recurrent_and_attention() {
         bool batch_first = b.b("batch_first");  // the C++ module is sequence-first only
         return wrap<nn::MultiheadAttention>(
             b, placed(nn::MultiheadAttention(o), b),
-            {"query", "key", "value", {"key_padding_mask", None}, {"need_weights", true},
-             {"attn_mask", None}, {"average_attn_weights", true}},
+            {"query",
+             "key",
+             "value",
+             {"key_padding_mask", None},
+             {"need_weights", true},
+             {"attn_mask", None},
+             {"average_attn_weights", true}},
             [batch_first](nn::MultiheadAttention& m, const Bound& in) {
               auto seq = [&](const char* n) {
                 at::Tensor t = tensor(in, n);
                 return batch_first ? t.transpose(0, 1) : t;
               };
-              auto [out, weights] = m->forward(
-                  seq("query"), seq("key"), seq("value"), tensor_or_undefined(in, "key_padding_mask"),
-                  in.b("need_weights"), tensor_or_undefined(in, "attn_mask"),
-                  in.b("average_attn_weights"));
+              auto [out, weights] =
+                  m->forward(seq("query"), seq("key"), seq("value"),
+                             tensor_or_undefined(in, "key_padding_mask"), in.b("need_weights"),
+                             tensor_or_undefined(in, "attn_mask"), in.b("average_attn_weights"));
               return tuple({batch_first ? out.transpose(0, 1) : out,
                             weights.defined() ? c10::IValue(weights) : None});
             });
       });
   reg("TransformerEncoderLayer",
-      placement({"d_model", "nhead", {"dim_feedforward", 2048}, {"dropout", 0.1},
-                 {"activation", str("relu")}, {"layer_norm_eps", 1e-5}, {"batch_first", false},
+      placement({"d_model",
+                 "nhead",
+                 {"dim_feedforward", 2048},
+                 {"dropout", 0.1},
+                 {"activation", str("relu")},
+                 {"layer_norm_eps", 1e-5},
+                 {"batch_first", false},
                  {"norm_first", false}}),
       [](const Bound& b) {
         auto o = nn::TransformerEncoderLayerOptions(b.i("d_model"), b.i("nhead"))
                      .dim_feedforward(b.i("dim_feedforward"))
                      .dropout(b.d("dropout"));
         std::string act = b.s("activation");
-        if (act == "relu") o.activation(torch::kReLU);
-        else if (act == "gelu") o.activation(torch::kGELU);
-        else throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
+        if (act == "relu")
+          o.activation(torch::kReLU);
+        else if (act == "gelu")
+          o.activation(torch::kGELU);
+        else
+          throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
         // The C++ layer has fixed eps and post-norm: refuse what it cannot do.
         if (b.d("layer_norm_eps") != 1e-5 || b.b("norm_first"))
           throw std::invalid_argument(
@@ -432,10 +498,12 @@ void register_recurrent_and_attention() {
 
 // An activation computed by an ATen function (for modules the C++ frontend lacks, or whose
 // Python arguments it does not take).
-void reg_fn(const std::string& name, Signature ctor, std::function<at::Tensor(const Bound&, const at::Tensor&)> fn) {
+void reg_fn(const std::string& name, Signature ctor,
+            std::function<at::Tensor(const Bound&, const at::Tensor&)> fn) {
   reg(name, ctor, [name, fn](const Bound& b) -> std::shared_ptr<Module> {
-    return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
-                                      [b, fn](const Bound& in) { return c10::IValue(fn(b, tensor(in, "input"))); });
+    return std::make_shared<FnModule>(
+        b.what() + ".forward", Signature{"input"},
+        [b, fn](const Bound& in) { return c10::IValue(fn(b, tensor(in, "input"))); });
   });
 }
 
@@ -446,24 +514,27 @@ int64_t implicit_softmax_dim(const at::Tensor& x) {
 }
 
 void register_activations() {
-  reg("ReLU", {{"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::ReLU(nn::ReLUOptions(b.b("inplace"))));
-  });
-  reg("ReLU6", {{"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::ReLU6(nn::ReLU6Options(b.b("inplace"))));
-  });
+  reg("ReLU", {{"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::ReLU(nn::ReLUOptions(b.b("inplace")))); });
+  reg("ReLU6", {{"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::ReLU6(nn::ReLU6Options(b.b("inplace")))); });
   reg("LeakyReLU", {{"negative_slope", 0.01}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(b.d("negative_slope")).inplace(b.b("inplace"))));
+    return unary(
+        b,
+        nn::LeakyReLU(
+            nn::LeakyReLUOptions().negative_slope(b.d("negative_slope")).inplace(b.b("inplace"))));
   });
   reg("PReLU", placement({{"num_parameters", 1}, {"init", 0.25}}), [](const Bound& b) {
-    return unary(b, placed(nn::PReLU(nn::PReLUOptions().num_parameters(b.i("num_parameters")).init(b.d("init"))), b));
+    return unary(
+        b, placed(nn::PReLU(
+                      nn::PReLUOptions().num_parameters(b.i("num_parameters")).init(b.d("init"))),
+                  b));
   });
   reg("ELU", {{"alpha", 1.0}, {"inplace", false}}, [](const Bound& b) {
     return unary(b, nn::ELU(nn::ELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace"))));
   });
-  reg("SELU", {{"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::SELU(nn::SELUOptions(b.b("inplace"))));
-  });
+  reg("SELU", {{"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::SELU(nn::SELUOptions(b.b("inplace")))); });
   reg("GELU", {{"approximate", str("none")}}, [](const Bound& b) {
     return unary(b, nn::GELU(nn::GELUOptions().approximate(b.s("approximate"))));
   });
@@ -473,12 +544,18 @@ void register_activations() {
   reg("Sigmoid", {}, [](const Bound& b) { return unary(b, nn::Sigmoid()); });
   reg("Tanh", {}, [](const Bound& b) { return unary(b, nn::Tanh()); });
   reg("Hardtanh", {{"min_val", -1.0}, {"max_val", 1.0}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::Hardtanh(nn::HardtanhOptions().min_val(b.d("min_val")).max_val(b.d("max_val")).inplace(b.b("inplace"))));
+    return unary(b, nn::Hardtanh(nn::HardtanhOptions()
+                                     .min_val(b.d("min_val"))
+                                     .max_val(b.d("max_val"))
+                                     .inplace(b.b("inplace"))));
   });
-  reg_fn("Hardswish", {{"inplace", false}}, [](const Bound&, const at::Tensor& x) { return at::hardswish(x); });
-  reg_fn("Hardsigmoid", {{"inplace", false}}, [](const Bound&, const at::Tensor& x) { return at::hardsigmoid(x); });
+  reg_fn("Hardswish", {{"inplace", false}},
+         [](const Bound&, const at::Tensor& x) { return at::hardswish(x); });
+  reg_fn("Hardsigmoid", {{"inplace", false}},
+         [](const Bound&, const at::Tensor& x) { return at::hardsigmoid(x); });
   reg("Softplus", {{"beta", 1.0}, {"threshold", 20.0}}, [](const Bound& b) {
-    return unary(b, nn::Softplus(nn::SoftplusOptions().beta(b.d("beta")).threshold(b.d("threshold"))));
+    return unary(b,
+                 nn::Softplus(nn::SoftplusOptions().beta(b.d("beta")).threshold(b.d("threshold"))));
   });
   reg_fn("Softmax", {{"dim", None}}, [](const Bound& b, const at::Tensor& x) {
     return at::softmax(x, b.opt_i("dim").value_or(implicit_softmax_dim(x)));
@@ -549,12 +626,18 @@ at::Tensor upsample(const Bound& b, const at::Tensor& x) {
     o.scale_factor(scales);
   }
   std::string mode = b.s("mode");
-  if (mode == "nearest") o.mode(torch::kNearest);
-  else if (mode == "linear") o.mode(torch::kLinear);
-  else if (mode == "bilinear") o.mode(torch::kBilinear);
-  else if (mode == "bicubic") o.mode(torch::kBicubic);
-  else if (mode == "trilinear") o.mode(torch::kTrilinear);
-  else throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
+  if (mode == "nearest")
+    o.mode(torch::kNearest);
+  else if (mode == "linear")
+    o.mode(torch::kLinear);
+  else if (mode == "bilinear")
+    o.mode(torch::kBilinear);
+  else if (mode == "bicubic")
+    o.mode(torch::kBicubic);
+  else if (mode == "trilinear")
+    o.mode(torch::kTrilinear);
+  else
+    throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
   o.align_corners(c10_opt(b.opt_b("align_corners")));
   o.recompute_scale_factor(c10_opt(b.opt_b("recompute_scale_factor")));
   return F::interpolate(x, o);
@@ -562,18 +645,24 @@ at::Tensor upsample(const Bound& b, const at::Tensor& x) {
 
 void register_shapes() {
   reg("Flatten", {{"start_dim", 1}, {"end_dim", -1}}, [](const Bound& b) {
-    return unary(b, nn::Flatten(nn::FlattenOptions().start_dim(b.i("start_dim")).end_dim(b.i("end_dim"))));
+    return unary(
+        b, nn::Flatten(nn::FlattenOptions().start_dim(b.i("start_dim")).end_dim(b.i("end_dim"))));
   });
   reg("Unflatten", {"dim", "unflattened_size"}, [](const Bound& b) {
     return unary(b, nn::Unflatten(nn::UnflattenOptions(b.i("dim"), b.ints("unflattened_size"))));
   });
-  reg("Identity", {}, [](const Bound& b) { return unary(b, nn::Identity()); }, true);
+  reg(
+      "Identity", {}, [](const Bound& b) { return unary(b, nn::Identity()); }, true);
   reg("Upsample",
-      {{"size", None}, {"scale_factor", None}, {"mode", str("nearest")}, {"align_corners", None},
+      {{"size", None},
+       {"scale_factor", None},
+       {"mode", str("nearest")},
+       {"align_corners", None},
        {"recompute_scale_factor", None}},
       [](const Bound& b) -> std::shared_ptr<Module> {
-        return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
-                                          [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
+        return std::make_shared<FnModule>(
+            b.what() + ".forward", Signature{"input"},
+            [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
       });
   reg("PixelShuffle", {"upscale_factor"}, [](const Bound& b) {
     return unary(b, nn::PixelShuffle(nn::PixelShuffleOptions(b.i("upscale_factor"))));
@@ -586,31 +675,39 @@ void register_shapes() {
   });
   reg("CosineSimilarity", {{"dim", 1}, {"eps", 1e-8}}, [](const Bound& b) {
     auto m = nn::CosineSimilarity(nn::CosineSimilarityOptions().dim(b.i("dim")).eps(b.d("eps")));
-    return wrap<nn::CosineSimilarity>(b, m, {"x1", "x2"}, [](nn::CosineSimilarity& m, const Bound& in) {
-      return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
-    });
+    return wrap<nn::CosineSimilarity>(
+        b, m, {"x1", "x2"}, [](nn::CosineSimilarity& m, const Bound& in) {
+          return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
+        });
   });
   reg("PairwiseDistance", {{"p", 2.0}, {"eps", 1e-6}, {"keepdim", false}}, [](const Bound& b) {
     auto m = nn::PairwiseDistance(
         nn::PairwiseDistanceOptions().p(b.d("p")).eps(b.d("eps")).keepdim(b.b("keepdim")));
-    return wrap<nn::PairwiseDistance>(b, m, {"x1", "x2"}, [](nn::PairwiseDistance& m, const Bound& in) {
-      return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
-    });
+    return wrap<nn::PairwiseDistance>(
+        b, m, {"x1", "x2"}, [](nn::PairwiseDistance& m, const Bound& in) {
+          return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
+        });
   });
   // Sequential(*modules): its arguments are modules built by construct nodes.
-  reg("Sequential", {}, [](const Bound& b) -> std::shared_ptr<Module> {
-    std::vector<std::shared_ptr<Module>> steps;
-    for (const auto& arg : b.rest()) {
-      auto m = module_from_ivalue(arg);
-      if (!m) throw std::invalid_argument(b.what() + ": arguments must be modules (construct nodes)");
-      steps.push_back(m);
-    }
-    return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"}, [steps](const Bound& in) {
-      c10::IValue x = in.get("input");
-      for (const auto& step : steps) x = step->forward({x}, {});
-      return x;
-    });
-  }, true);
+  reg(
+      "Sequential", {},
+      [](const Bound& b) -> std::shared_ptr<Module> {
+        std::vector<std::shared_ptr<Module>> steps;
+        for (const auto& arg : b.rest()) {
+          auto m = module_from_ivalue(arg);
+          if (!m)
+            throw std::invalid_argument(b.what() + ": arguments must be modules (construct nodes)");
+          steps.push_back(m);
+        }
+        return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
+                                          [steps](const Bound& in) {
+                                            c10::IValue x = in.get("input");
+                                            for (const auto& step : steps)
+                                              x = step->forward({x}, {});
+                                            return x;
+                                          });
+      },
+      true);
 }
 
 }  // namespace

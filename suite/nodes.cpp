@@ -8,9 +8,9 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const Keys kNodeTypes = {"ref",   "tensor", "scalar", "scalar_tensor", "int_list",
-                         "list",  "tuple",  "optional", "const",       "const_tensor",
-                         "var",   "module", "construct"};
+const Keys kNodeTypes = {"ref",  "tensor", "scalar",   "scalar_tensor", "int_list",
+                         "list", "tuple",  "optional", "const",         "const_tensor",
+                         "var",  "module", "construct"};
 
 const std::vector<std::pair<std::string, Init>> kInits = {
     {"normal", Init::Normal}, {"uniform", Init::Uniform}, {"randint", Init::Randint},
@@ -47,10 +47,13 @@ bool init_applies(Init init, c10::ScalarType t) {
   bool is_integral = c10::isIntegralType(t, false);
   switch (init) {
     case Init::Normal:
-    case Init::Uniform: return !is_bool && !is_integral;
+    case Init::Uniform:
+      return !is_bool && !is_integral;
     case Init::Randint:
-    case Init::Bernoulli: return !is_complex;
-    default: return true;
+    case Init::Bernoulli:
+      return !is_complex;
+    default:
+      return true;
   }
 }
 
@@ -63,21 +66,34 @@ int scalar_kind_of(c10::ScalarType t) {
 }  // namespace
 
 const std::vector<std::string>& dtype_names() {
-  static const Keys names = {"float16", "bfloat16", "float32", "float64", "int8",      "int16",
-                             "int32",   "int64",    "uint8",   "bool",    "complex64", "complex128"};
+  static const Keys names = {"float16", "bfloat16", "float32",   "float64",
+                             "int8",    "int16",    "int32",     "int64",
+                             "uint8",   "bool",     "complex64", "complex128"};
   return names;
 }
 
 std::optional<c10::ScalarType> parse_dtype_name(const std::string& raw) {
   using T = c10::ScalarType;
-  static const std::map<std::string, T> table = {
-      {"float16", T::Half},     {"half", T::Half},         {"bfloat16", T::BFloat16},
-      {"float32", T::Float},    {"float", T::Float},       {"float64", T::Double},
-      {"double", T::Double},    {"int8", T::Char},         {"int16", T::Short},
-      {"short", T::Short},      {"int32", T::Int},         {"int", T::Int},
-      {"int64", T::Long},       {"long", T::Long},         {"uint8", T::Byte},
-      {"bool", T::Bool},        {"complex64", T::ComplexFloat}, {"cfloat", T::ComplexFloat},
-      {"complex128", T::ComplexDouble}, {"cdouble", T::ComplexDouble}};
+  static const std::map<std::string, T> table = {{"float16", T::Half},
+                                                 {"half", T::Half},
+                                                 {"bfloat16", T::BFloat16},
+                                                 {"float32", T::Float},
+                                                 {"float", T::Float},
+                                                 {"float64", T::Double},
+                                                 {"double", T::Double},
+                                                 {"int8", T::Char},
+                                                 {"int16", T::Short},
+                                                 {"short", T::Short},
+                                                 {"int32", T::Int},
+                                                 {"int", T::Int},
+                                                 {"int64", T::Long},
+                                                 {"long", T::Long},
+                                                 {"uint8", T::Byte},
+                                                 {"bool", T::Bool},
+                                                 {"complex64", T::ComplexFloat},
+                                                 {"cfloat", T::ComplexFloat},
+                                                 {"complex128", T::ComplexDouble},
+                                                 {"cdouble", T::ComplexDouble}};
   std::string name = raw.starts_with("torch.") ? raw.substr(6) : raw;
   auto it = table.find(name);
   if (it == table.end()) return std::nullopt;
@@ -114,8 +130,9 @@ std::optional<double> NodeParser::number(const Value& v, const std::string& path
     }
     if (auto n = parse_numeric_string(v.s)) return n->number();
     if (v.quoted && doc_.dims.count(v.s))
-      error(v, path, "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " +
-                         v.s + " unquoted");
+      error(v, path,
+            "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " + v.s +
+                " unquoted");
     else
       error(v, path, "unknown dim symbol '" + v.s + "'" + did_you_mean(v.s, names_of(doc_.dims)));
     return std::nullopt;
@@ -129,8 +146,8 @@ std::optional<double> NodeParser::number(const Value& v, const std::string& path
 }
 
 std::optional<int64_t> NodeParser::integer(const Value& v, const std::string& path) {
-  if (v.is_float() || (v.is_string() && parse_numeric_string(v.s) &&
-                       parse_numeric_string(v.s)->is_float())) {
+  if (v.is_float() ||
+      (v.is_string() && parse_numeric_string(v.s) && parse_numeric_string(v.s)->is_float())) {
     error(v, path, "expected an integer, got " + python_repr(v));
     return std::nullopt;
   }
@@ -163,8 +180,8 @@ std::optional<Node> NodeParser::node(const Value& v, const std::string& path, bo
       std::find(kNodeTypes.begin(), kNodeTypes.end(), type->s) == kNodeTypes.end()) {
     std::string t = python_str(*type);
     error(*type, path + ".type",
-          "unknown node type '" + t + "'" + did_you_mean(t, kNodeTypes) + "; expected one of: " +
-              join(kNodeTypes));
+          "unknown node type '" + t + "'" + did_you_mean(t, kNodeTypes) +
+              "; expected one of: " + join(kNodeTypes));
     return std::nullopt;
   }
   return typed(type->s, v, path);
@@ -242,19 +259,24 @@ std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::stri
   std::optional<c10::ScalarType> from_kind, from_dtype;
   if (kind) {
     std::string k = python_str(*kind);
-    if (k == "float") from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
-    else if (k == "int") from_kind = c10::ScalarType::Long;
-    else if (k == "bool" || (kind->is_bool())) from_kind = c10::ScalarType::Bool;
-    else error(*kind, path + ".kind", "unknown kind '" + k + "'" +
-                                          did_you_mean(k, Keys{"float", "int", "bool"}) +
-                                          "; expected float, int or bool");
+    if (k == "float")
+      from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
+    else if (k == "int")
+      from_kind = c10::ScalarType::Long;
+    else if (k == "bool" || (kind->is_bool()))
+      from_kind = c10::ScalarType::Bool;
+    else
+      error(*kind, path + ".kind",
+            "unknown kind '" + k + "'" + did_you_mean(k, Keys{"float", "int", "bool"}) +
+                "; expected float, int or bool");
   }
   if (dtype) {
     std::string d = python_str(*dtype);
     from_dtype = parse_dtype_name(d);
     if (!from_dtype)
-      error(*dtype, path + ".dtype", "unknown dtype '" + d + "'" + did_you_mean(d, dtype_names()) +
-                                         "; expected one of: " + join(dtype_names()));
+      error(*dtype, path + ".dtype",
+            "unknown dtype '" + d + "'" + did_you_mean(d, dtype_names()) +
+                "; expected one of: " + join(dtype_names()));
   }
   if (kind && dtype && from_kind && from_dtype &&
       scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype)) {
@@ -284,8 +306,10 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const Value& v, const std:
     }
     auto size = integer(v.items[k], p);
     if (size && *size < 0) error(v.items[k], p, "negative size " + std::to_string(*size));
-    if (!size || *size < 0) ok = false;
-    else out.push_back(*size);
+    if (!size || *size < 0)
+      ok = false;
+    else
+      out.push_back(*size);
   }
   if (!ok) return std::nullopt;
   return out;
@@ -296,8 +320,10 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
   bool ok = true;
   auto field = [&](const char* key, double& into) {
     if (const Value* f = v.find(key)) {
-      if (auto x = number(*f, path + "." + key)) into = *x;
-      else ok = false;
+      if (auto x = number(*f, path + "." + key))
+        into = *x;
+      else
+        ok = false;
     }
   };
   bool is_bool = n.dtype == c10::ScalarType::Bool;
@@ -334,7 +360,7 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
     ok = false;
   }
   // Default method by dtype; a range on a float tensor asks for uniform sampling in it.
-  n.init = is_bool ? Init::Bernoulli
+  n.init = is_bool       ? Init::Bernoulli
            : is_integral ? Init::Randint
            : n.has_range ? Init::Uniform
                          : Init::Normal;
@@ -344,8 +370,9 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
     Keys init_names;
     for (const auto& e : kInits) init_names.push_back(e.first);
     if (it == kInits.end()) {
-      error(*init, path + ".init", "unknown init '" + name + "'" + did_you_mean(name, init_names) +
-                                       "; expected one of: " + join(init_names));
+      error(*init, path + ".init",
+            "unknown init '" + name + "'" + did_you_mean(name, init_names) +
+                "; expected one of: " + join(init_names));
       ok = false;
     } else if (!init_applies(it->second, n.dtype)) {
       error(*init, path + ".init",
@@ -372,13 +399,16 @@ bool NodeParser::value_matches_shape(const Value& value, const Node& n, size_t d
   if (depth == n.shape.size()) {
     bool fits = value.is_bool() || value.is_int() ||
                 (value.is_float() && !c10::isIntegralType(n.dtype, true));
-    if (!fits) error(value, path, "value element " + python_repr(value) + " does not fit dtype " +
-                                      std::string(c10::toString(n.dtype)));
+    if (!fits)
+      error(value, path,
+            "value element " + python_repr(value) + " does not fit dtype " +
+                std::string(c10::toString(n.dtype)));
     return fits;
   }
   if (!value.is_list() || static_cast<int64_t>(value.items.size()) != n.shape[depth]) {
-    error(value, path, "value does not match the shape: expected a list of " +
-                           std::to_string(n.shape[depth]) + " at depth " + std::to_string(depth));
+    error(value, path,
+          "value does not match the shape: expected a list of " + std::to_string(n.shape[depth]) +
+              " at depth " + std::to_string(depth));
     return false;
   }
   for (size_t k = 0; k < value.items.size(); ++k)
@@ -402,14 +432,17 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
   if (type != NodeType::ScalarTensor) {
     const Value* s = required(v, "shape", path);
     auto sizes = s ? shape(*s, path + ".shape") : std::nullopt;
-    if (sizes) n.shape = *sizes;
-    else ok = false;
+    if (sizes)
+      n.shape = *sizes;
+    else
+      ok = false;
   }
   if (ok && !sampling(n, v, path, false)) ok = false;
   if (const Value* value = v.find("value"); value && ok) {
     n.has_value = true;
     n.value = *value;
-    if (type == NodeType::ConstTensor) ok = value_matches_shape(*value, n, 0, path + ".value");
+    if (type == NodeType::ConstTensor)
+      ok = value_matches_shape(*value, n, 0, path + ".value");
     else if (!value->is_number() && !value->is_bool()) {
       error(*value, path + ".value", "value must be a number or a bool");
       ok = false;
@@ -430,7 +463,7 @@ std::optional<Node> NodeParser::scalar(const Value& v, const std::string& path) 
     return std::nullopt;
   }
   if (!v.find("kind") && !v.find("dtype") && value) {  // a literal tells its own kind
-    n.dtype = value->is_bool() ? c10::ScalarType::Bool
+    n.dtype = value->is_bool()  ? c10::ScalarType::Bool
               : value->is_int() ? c10::ScalarType::Long
                                 : c10::ScalarType::Double;
   } else if (auto dt = dtype(v, path, true)) {
@@ -441,13 +474,15 @@ std::optional<Node> NodeParser::scalar(const Value& v, const std::string& path) 
   if (!sampling(n, v, path, true)) return std::nullopt;
   if (value) {
     bool is_bool = n.dtype == c10::ScalarType::Bool;
-    bool fits = is_bool ? value->is_bool()
+    bool fits = is_bool                               ? value->is_bool()
                 : c10::isIntegralType(n.dtype, false) ? value->is_int()
                                                       : value->is_number();
     if (!fits) {
       error(*value, path + ".value",
             "value " + python_repr(*value) + " does not fit kind " +
-                std::string(is_bool ? "bool" : c10::isIntegralType(n.dtype, false) ? "int" : "float"));
+                std::string(is_bool                               ? "bool"
+                            : c10::isIntegralType(n.dtype, false) ? "int"
+                                                                  : "float"));
       return std::nullopt;
     }
     n.has_value = true;
@@ -470,8 +505,10 @@ std::optional<Node> NodeParser::int_list(const Value& v, const std::string& path
   bool ok = true;
   for (size_t k = 0; k < elems->items.size(); ++k) {
     auto i = integer(elems->items[k], path + ".elems[" + std::to_string(k) + "]");
-    if (i) n.ints.push_back(*i);
-    else ok = false;
+    if (i)
+      n.ints.push_back(*i);
+    else
+      ok = false;
   }
   if (!ok) return std::nullopt;
   return n;
@@ -508,8 +545,10 @@ std::optional<Node> NodeParser::tuple(const Value& v, const std::string& path) {
   bool ok = true;
   for (size_t k = 0; k < elems->items.size(); ++k) {
     auto e = node(elems->items[k], path + ".elems[" + std::to_string(k) + "]");
-    if (e) n.elems.push_back(std::move(*e));
-    else ok = false;
+    if (e)
+      n.elems.push_back(std::move(*e));
+    else
+      ok = false;
   }
   if (!ok) return std::nullopt;
   return n;
@@ -523,9 +562,12 @@ std::optional<Node> NodeParser::optional(const Value& v, const std::string& path
   bool ok = true;
   if (const Value* p = v.find("p_none")) {
     auto x = number(*p, path + ".p_none");
-    if (x && (*x < 0 || *x > 1)) error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
-    if (!x || *x < 0 || *x > 1) ok = false;
-    else n.p_none = *x;
+    if (x && (*x < 0 || *x > 1))
+      error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
+    if (!x || *x < 0 || *x > 1)
+      ok = false;
+    else
+      n.p_none = *x;
   }
   const Value* elem = required(v, "elem", path);
   auto e = elem ? node(*elem, path + ".elem") : std::nullopt;
@@ -571,8 +613,10 @@ std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const st
   } else if (args) {
     for (size_t k = 0; k < args->items.size(); ++k) {
       auto a = node(args->items[k], path + ".args[" + std::to_string(k) + "]", true);
-      if (a) n.args.push_back(std::move(*a));
-      else ok = false;
+      if (a)
+        n.args.push_back(std::move(*a));
+      else
+        ok = false;
     }
   }
   if (const Value* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
@@ -583,8 +627,10 @@ std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const st
       for (const auto& [key, value] : kwargs->entries) {
         std::string k = python_str(key);
         auto a = node(value, path + ".kwargs." + k, true);
-        if (a) n.kwargs.emplace_back(k, std::move(*a));
-        else ok = false;
+        if (a)
+          n.kwargs.emplace_back(k, std::move(*a));
+        else
+          ok = false;
       }
     }
   }

@@ -66,7 +66,7 @@ class NodeParser {
   Diagnostics& diagnostics_;
   std::string test_;
   std::map<std::string, std::optional<Node>> presets_;  // parsed presets, by name
-  std::set<std::string> resolving_;                      // presets being parsed: ref cycles
+  std::set<std::string> resolving_;                     // presets being parsed: ref cycles
 };
 
 }  // namespace opsfuzz::suite

@@ -13,10 +13,12 @@ namespace {
 // Why a test cannot run here, if it cannot.
 std::optional<std::string> unavailable(const Test& test) {
   switch (test.device) {
-    case Device::Cpu: return std::nullopt;
+    case Device::Cpu:
+      return std::nullopt;
     case Device::Gpu:
     case Device::Cuda:
-      if (at::hasCUDA()) return "device " + std::string(name(test.device)) + " is not supported by this runner yet";
+      if (at::hasCUDA())
+        return "device " + std::string(name(test.device)) + " is not supported by this runner yet";
       return "device " + std::string(name(test.device)) + " is not available (no CUDA)";
     case Device::Mps:
       return "device mps is not available";
@@ -32,9 +34,12 @@ Outcome failed(const Test& test, Status status, std::string message) {
 
 const char* name(Status s) {
   switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Error: return "error";
-    case Status::Skipped: return "skipped";
+    case Status::Ok:
+      return "ok";
+    case Status::Error:
+      return "error";
+    case Status::Skipped:
+      return "skipped";
   }
   return "?";
 }

@@ -9,8 +9,8 @@
 namespace opsfuzz::suite {
 
 struct LoadResult {
-  Suite suite;               // complete only when diagnostics has no errors
-  Diagnostics diagnostics;   // every error and warning found
+  Suite suite;              // complete only when diagnostics has no errors
+  Diagnostics diagnostics;  // every error and warning found
 };
 
 // Reads a suite file (with its includes); never throws for problems of the document.

@@ -82,13 +82,20 @@ void Value::set(std::string key, Value v) {
 
 std::string Value::kind_name() const {
   switch (kind) {
-    case Kind::Null: return "null";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::String: return "string";
-    case Kind::List: return "list";
-    case Kind::Map: return "mapping";
+    case Kind::Null:
+      return "null";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::String:
+      return "string";
+    case Kind::List:
+      return "list";
+    case Kind::Map:
+      return "mapping";
   }
   return "?";
 }
@@ -154,11 +161,16 @@ static std::string python_string_repr(const std::string& s) {
 
 std::string python_repr(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::Null: return "None";
-    case Value::Kind::Bool: return v.b ? "True" : "False";
-    case Value::Kind::Int: return std::to_string(v.i);
-    case Value::Kind::Float: return python_float(v.f);
-    case Value::Kind::String: return python_string_repr(v.s);
+    case Value::Kind::Null:
+      return "None";
+    case Value::Kind::Bool:
+      return v.b ? "True" : "False";
+    case Value::Kind::Int:
+      return std::to_string(v.i);
+    case Value::Kind::Float:
+      return python_float(v.f);
+    case Value::Kind::String:
+      return python_string_repr(v.s);
     case Value::Kind::List: {
       std::string out = "[";
       for (size_t k = 0; k < v.items.size(); ++k) out += (k ? ", " : "") + python_repr(v.items[k]);
@@ -186,8 +198,10 @@ bool python_equal(const Value& a, const Value& b) {
   }
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::Null: return true;
-    case Value::Kind::String: return a.s == b.s;
+    case Value::Kind::Null:
+      return true;
+    case Value::Kind::String:
+      return a.s == b.s;
     case Value::Kind::List:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
@@ -205,7 +219,8 @@ bool python_equal(const Value& a, const Value& b) {
         if (!found) return false;
       }
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -252,10 +267,14 @@ std::optional<int64_t> construct_int(std::string_view raw) {
   std::string text = without_underscores(raw);
   int sign = take_sign(text);
   std::optional<int64_t> v;
-  if (text == "0") v = 0;
-  else if (text.starts_with("0b")) v = parse_base(text.substr(2), 2);
-  else if (text.starts_with("0x")) v = parse_base(text.substr(2), 16);
-  else if (text[0] == '0') v = parse_base(text, 8);
+  if (text == "0")
+    v = 0;
+  else if (text.starts_with("0b"))
+    v = parse_base(text.substr(2), 2);
+  else if (text.starts_with("0x"))
+    v = parse_base(text.substr(2), 16);
+  else if (text[0] == '0')
+    v = parse_base(text, 8);
   else if (text.find(':') != std::string::npos) {  // base 60: 1:30 -> 90
     int64_t total = 0;
     size_t start = 0;
@@ -320,8 +339,10 @@ Value resolve_plain_scalar(const std::string& text, Pos pos) {
 }
 
 std::optional<Value> parse_numeric_string(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   static const std::regex kDecimalInt("[-+]?[0-9]+(?:_[0-9]+)*");
   static const std::regex kDecimalFloat(
       "[-+]?(?:(?:[0-9]+(?:_[0-9]+)*)?\\.?[0-9]+(?:_[0-9]+)*|[0-9]+(?:_[0-9]+)*\\.)"

@@ -41,7 +41,8 @@ const std::string& plain_suite() {
     std::ostringstream yaml;
     yaml << "presets:\n  x: {type: tensor, shape: [2, 8], dtype: float32}\ntests:\n";
     for (int k = 0; k < 10000; ++k)
-      yaml << "  - {id: add_" << k << ", op: aten::add, in: [{ref: x}, {type: scalar, kind: float, low: -1, high: 1}]}\n";
+      yaml << "  - {id: add_" << k
+           << ", op: aten::add, in: [{ref: x}, {type: scalar, kind: float, low: -1, high: 1}]}\n";
     std::string p = temp_path("opsfuzz_bench_plain_10k.yaml");
     std::ofstream(p) << yaml.str();
     return p;

@@ -1,5 +1,6 @@
 // Test ids: each rule of yaml-notes.md, so ids match those of existing suites.
 #include "suite/ids.h"
+
 #include "test_util.h"
 
 namespace opsfuzz::suite {
@@ -28,16 +29,16 @@ TEST(Ids, FirstNameVariesSlowest) {
 }
 
 TEST(Ids, ValuesRenderedAsPythonStr) {
-  EXPECT_EQ(ids(valid(templ("{v: [true, false, ~, 0.5, 1.0e-5, 100000.0, -3, [1, a], {k: v}]}"))),
-            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=None", "t__v=0_5",
-                                      "t__v=1e-05", "t__v=100000_0", "t__v=-3", "t__v=_1___a__",
-                                      "t__v=__k____v__"}));
+  EXPECT_EQ(
+      ids(valid(templ("{v: [true, false, ~, 0.5, 1.0e-5, 100000.0, -3, [1, a], {k: v}]}"))),
+      (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=None", "t__v=0_5", "t__v=1e-05",
+                                "t__v=100000_0", "t__v=-3", "t__v=_1___a__", "t__v=__k____v__"}));
 }
 
 TEST(Ids, SanitizingKeepsUnicodeLetters) {
   EXPECT_EQ(ids(valid(templ("{v: [café, 日本, a b, x/y, €5, Ω]}"))),
-            (std::vector<std::string>{"t__v=café", "t__v=日本", "t__v=a_b", "t__v=x_y",
-                                      "t__v=_5", "t__v=Ω"}));
+            (std::vector<std::string>{"t__v=café", "t__v=日本", "t__v=a_b", "t__v=x_y", "t__v=_5",
+                                      "t__v=Ω"}));
   EXPECT_EQ(sanitize_id_value("a-b_c.d"), "a-b_c_d");
   EXPECT_EQ(sanitize_op("aten::add.Tensor"), "aten__add_Tensor");
 }
@@ -55,22 +56,22 @@ TEST(Ids, DimNamedValuesKeepTheSymbol) {
 
 TEST(Ids, YamlOneOneScalarsInIds) {
   EXPECT_EQ(ids(valid(templ("{v: [yes, Off, 1e5, 0x1F, 1_000, 1.5e+3, -.5, '1', \"true\"]}"))),
-            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=1e5", "t__v=31",
-                                      "t__v=1000", "t__v=1500_0", "t__v=-_5", "t__v=1",
-                                      "t__v=true"}));
+            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=1e5", "t__v=31", "t__v=1000",
+                                      "t__v=1500_0", "t__v=-_5", "t__v=1", "t__v=true"}));
 }
 
 TEST(Ids, CasesFixTheirVarsAndTheRestIsAProduct) {
   Suite s = valid(templ("{a: [1, 2], b: [x, y], c: [7]}",
                         "      cases:\n        - {a: 1}\n        - {a: 9, b: z}\n"));
   // The case value 9 and z need not be in the var lists.
-  EXPECT_EQ(ids(s), (std::vector<std::string>{"t__a=1__b=x__c=7", "t__a=1__b=y__c=7",
-                                              "t__a=9__b=z__c=7"}));
+  EXPECT_EQ(ids(s),
+            (std::vector<std::string>{"t__a=1__b=x__c=7", "t__a=1__b=y__c=7", "t__a=9__b=z__c=7"}));
 }
 
 TEST(Ids, DefaultBaseIds) {
   EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "id: ''"))), std::vector<std::string>{"template__a=1"});
-  EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "impl: x"))), std::vector<std::string>{"template__a=1"});
+  EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "impl: x"))),
+            std::vector<std::string>{"template__a=1"});
   Suite pair = valid(R"(
 tests:
   - op:
@@ -96,8 +97,8 @@ tests:
       b: {impl: ib, type: module, path: torch.nn.Linear, kwargs: {bias: true}}
     in: [{type: tensor, shape: [2, 4], dtype: float32}]
 )");
-  EXPECT_EQ(ids(s), (std::vector<std::string>{"cmp__w=2__a", "cmp__w=2__b", "cmp__w=3__a",
-                                              "cmp__w=3__b"}));
+  EXPECT_EQ(ids(s),
+            (std::vector<std::string>{"cmp__w=2__a", "cmp__w=2__b", "cmp__w=3__a", "cmp__w=3__b"}));
   ASSERT_EQ(s.pairs.size(), 2u);
   EXPECT_EQ(s.pairs[0].id, "cmp__w=2");
   EXPECT_EQ(s.tests[0].impl, "ia");
@@ -189,11 +190,15 @@ tests:
 
 TEST(Expansion, VarNodesNeedANonEmptyName) {
   std::string e = errors(templ("{a: [1]}", "      args: [{type: var, name: ''}]\n"));
-  EXPECT_NE(e.find("tests[0].op.args[0]: a var node needs a non-empty string name"), std::string::npos) << e;
+  EXPECT_NE(e.find("tests[0].op.args[0]: a var node needs a non-empty string name"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Expansion, LiteralInputsArePassedAsWritten) {
-  Suite s = valid("tests:\n  - {id: l, op: aten::sum, in: [{type: tensor, shape: [2, 2], kind: float}, [1], true]}\n");
+  Suite s = valid(
+      "tests:\n  - {id: l, op: aten::sum, in: [{type: tensor, shape: [2, 2], kind: float}, [1], "
+      "true]}\n");
   ASSERT_EQ(s.tests[0].in.size(), 3u);
   EXPECT_EQ(s.tests[0].in[1].type, NodeType::Const);
   EXPECT_EQ(python_str(s.tests[0].in[1].value), "[1]");
@@ -201,7 +206,9 @@ TEST(Expansion, LiteralInputsArePassedAsWritten) {
 
 TEST(Expansion, DocumentShapeErrors) {
   std::string e = errors("include: [3]\ntests: {a: 1}\n");
-  EXPECT_NE(e.find("t.yaml:1:11: error: include: include entries must be file names"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.yaml:1:11: error: include: include entries must be file names"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("t.yaml:2:8: error: tests: tests must be a list"), std::string::npos) << e;
   std::string m = errors("- a\n- b\n");
   EXPECT_NE(m.find("a suite file must be a mapping with a 'tests' list"), std::string::npos) << m;

@@ -1,13 +1,15 @@
 // Calling operators by name through the dispatcher: binding, overloads, conversions, errors.
+#include "suite/invoke.h"
+
 #include <ATen/ATen.h>
 
-#include "suite/invoke.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
 
-std::string error_of(const std::string& op, const std::vector<c10::IValue>& args, const Kwargs& kwargs = {}) {
+std::string error_of(const std::string& op, const std::vector<c10::IValue>& args,
+                     const Kwargs& kwargs = {}) {
   try {
     call_op(op, args, kwargs);
   } catch (const std::invalid_argument& e) {
@@ -30,8 +32,10 @@ TEST(Invoke, ExplicitOverloadAndDefaultNamespace) {
   EXPECT_EQ(resolve_op("add.Tensor", {x, x}, {}), "aten::add.Tensor");
   std::string e = error_of("aten::add.Tensor", {x, 2});
   EXPECT_NE(e.find("add.Tensor: argument 'other' expects Tensor, got int"), std::string::npos) << e;
-  EXPECT_NE(error_of("aten::add.Nope", {x, x}).find("operator 'aten::add' has no overload 'Nope'"), std::string::npos);
-  EXPECT_NE(error_of("aten::no_such_op", {x}).find("unknown operator 'aten::no_such_op'"), std::string::npos);
+  EXPECT_NE(error_of("aten::add.Nope", {x, x}).find("operator 'aten::add' has no overload 'Nope'"),
+            std::string::npos);
+  EXPECT_NE(error_of("aten::no_such_op", {x}).find("unknown operator 'aten::no_such_op'"),
+            std::string::npos);
 }
 
 TEST(Invoke, KeywordsAndDefaults) {
@@ -53,27 +57,40 @@ TEST(Invoke, KeywordsAndDefaults) {
 TEST(Invoke, PythonLikeConversions) {
   at::Tensor img = at::rand({1, 1, 4, 4});
   // An int for int[2] repeats; an int for float converts; a dtype name for ScalarType.
-  EXPECT_EQ(call_op("aten::max_pool2d", {img, 2}, {}).toTensor().sizes(), at::IntArrayRef({1, 1, 2, 2}));
+  EXPECT_EQ(call_op("aten::max_pool2d", {img, 2}, {}).toTensor().sizes(),
+            at::IntArrayRef({1, 1, 2, 2}));
   EXPECT_TRUE(call_op("aten::dropout", {img, 0, false}, {}).toTensor().equal(img));
-  EXPECT_EQ(call_op("aten::sum", {img}, {{"dtype", std::string("float64")}}).toTensor().scalar_type(), at::kDouble);
-  EXPECT_EQ(call_op("aten::zeros", {c10::List<int64_t>({2, 3})}, {}).toTensor().sizes(), at::IntArrayRef({2, 3}));
-  EXPECT_EQ(call_op("aten::view", {at::arange(6), c10::List<int64_t>({3, 2})}, {}).toTensor().sizes(),
-            at::IntArrayRef({3, 2}));
+  EXPECT_EQ(
+      call_op("aten::sum", {img}, {{"dtype", std::string("float64")}}).toTensor().scalar_type(),
+      at::kDouble);
+  EXPECT_EQ(call_op("aten::zeros", {c10::List<int64_t>({2, 3})}, {}).toTensor().sizes(),
+            at::IntArrayRef({2, 3}));
+  EXPECT_EQ(
+      call_op("aten::view", {at::arange(6), c10::List<int64_t>({3, 2})}, {}).toTensor().sizes(),
+      at::IntArrayRef({3, 2}));
   c10::List<at::Tensor> parts({at::ones({2}), at::zeros({3})});
   EXPECT_EQ(call_op("aten::cat", {parts}, {}).toTensor().size(0), 5);
   // A generic list of tensors (as a tuple node gives) is converted too.
-  EXPECT_EQ(call_op("aten::cat", {c10::ivalue::Tuple::create({at::ones({2}), at::ones({1})})}, {}).toTensor().size(0), 3);
+  EXPECT_EQ(call_op("aten::cat", {c10::ivalue::Tuple::create({at::ones({2}), at::ones({1})})}, {})
+                .toTensor()
+                .size(0),
+            3);
   // Optional arguments default to None.
-  EXPECT_EQ(call_op("aten::linear", {at::ones({2, 3}), at::ones({4, 3})}, {}).toTensor().sizes(), at::IntArrayRef({2, 4}));
+  EXPECT_EQ(call_op("aten::linear", {at::ones({2, 3}), at::ones({4, 3})}, {}).toTensor().sizes(),
+            at::IntArrayRef({2, 4}));
 }
 
 TEST(Invoke, TypeErrorsSayWhatWasExpected) {
   std::string e = error_of("aten::relu", {c10::IValue(1)});
-  EXPECT_NE(e.find("no overload of aten::relu accepts (int): aten::relu: argument 'self' expects Tensor, got int"),
-            std::string::npos) << e;
+  EXPECT_NE(e.find("no overload of aten::relu accepts (int): aten::relu: argument 'self' expects "
+                   "Tensor, got int"),
+            std::string::npos)
+      << e;
   e = error_of("aten::add", {at::ones({1}), std::string("x")});
-  EXPECT_NE(e.find("aten::add.Tensor: argument 'other' expects Tensor, got str"), std::string::npos) << e;
-  EXPECT_NE(e.find("aten::add.Scalar: argument 'other' expects Scalar, got str"), std::string::npos) << e;
+  EXPECT_NE(e.find("aten::add.Tensor: argument 'other' expects Tensor, got str"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("aten::add.Scalar: argument 'other' expects Scalar, got str"), std::string::npos)
+      << e;
 }
 
 TEST(Invoke, MultipleResultsAreTuples) {

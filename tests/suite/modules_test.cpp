@@ -1,4 +1,6 @@
 // Modules: every built-in name runs with the documented shapes; eval mode; registration; files.
+#include "suite/modules.h"
+
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -7,7 +9,6 @@
 #include <set>
 
 #include "suite/materialize.h"
-#include "suite/modules.h"
 #include "suite/runner.h"
 #include "test_util.h"
 
@@ -74,7 +75,8 @@ TEST(Modules, EvalModeAndSemantics) {
   // Inputs are seeded by test id, so every run_one below sees `input`.
   EXPECT_TRUE(output("{type: module, path: torch.nn.Dropout, args: [0.9]}").equal(input));
   EXPECT_TRUE(output("{type: module, path: torch.nn.Hardswish}").equal(at::hardswish(input)));
-  EXPECT_TRUE(output("{type: module, path: torch.nn.Softmax}").equal(at::softmax(input, 1)));  // implicit dim
+  EXPECT_TRUE(output("{type: module, path: torch.nn.Softmax}")
+                  .equal(at::softmax(input, 1)));  // implicit dim
   EXPECT_TRUE(output("{type: module, path: torch.nn.ReLU6}").equal(at::clamp(input, 0, 6)));
   // A fresh BatchNorm in eval mode uses its running stats (mean 0, var 1).
   at::Tensor bn = output("{type: module, path: torch.nn.BatchNorm1d, args: [5]}");
@@ -93,13 +95,21 @@ TEST(Modules, ConstructorArgumentsBoundLikePython) {
   auto error = [](const std::string& op) {
     return run_one(op, "{type: tensor, shape: [2, 4], kind: float}").message;
   };
-  EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4]}").find("torch.nn.Linear missing required argument 'out_features'"), std::string::npos);
+  EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4]}")
+                .find("torch.nn.Linear missing required argument 'out_features'"),
+            std::string::npos);
   EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4, 3], kwargs: {baias: true}}")
-                .find("unexpected keyword argument 'baias' (did you mean 'bias'?)"), std::string::npos);
+                .find("unexpected keyword argument 'baias' (did you mean 'bias'?)"),
+            std::string::npos);
   EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4, 3], kwargs: {in_features: 4}}")
-                .find("multiple values for argument 'in_features'"), std::string::npos);
-  EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4.5, 3]}").find("argument 'in_features' expects int, got Double"), std::string::npos);
-  EXPECT_NE(error("{type: module, path: torch.nn.Lineer, args: [4, 3]}").find("unknown module 'torch.nn.Lineer' (did you mean 'torch.nn.Linear'?)"), std::string::npos);
+                .find("multiple values for argument 'in_features'"),
+            std::string::npos);
+  EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4.5, 3]}")
+                .find("argument 'in_features' expects int, got Double"),
+            std::string::npos);
+  EXPECT_NE(error("{type: module, path: torch.nn.Lineer, args: [4, 3]}")
+                .find("unknown module 'torch.nn.Lineer' (did you mean 'torch.nn.Linear'?)"),
+            std::string::npos);
 }
 
 // A user's module: multiplies by `factor` and adds `shift`.
@@ -133,7 +143,8 @@ TEST(Modules, TorchScriptFiles) {
   inner.define("def forward(self, x):\n  return x + 1\n");
   torch::jit::Module outer("Outer");
   outer.register_module("inner", inner);
-  outer.define("def forward(self, x, scale: float = 2.0):\n  return self.inner.forward(x) * scale\n");
+  outer.define(
+      "def forward(self, x, scale: float = 2.0):\n  return self.inner.forward(x) * scale\n");
   outer.save((dir / "model.pt").string());
   std::ofstream(dir / "suite.yaml") << R"(tests:
   - {id: whole, op: {type: module, path: file:model.pt}, in: [{type: const_tensor, shape: [1], kind: float, value: [1]}]}

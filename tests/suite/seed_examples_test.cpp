@@ -92,7 +92,8 @@ TEST(SeedExamples, TemplateComparePair) {
   EXPECT_NE(outcomes[1].message.find("Python source modules cannot be loaded"), std::string::npos);
   EXPECT_EQ(outcomes[2].output.toTensor().sizes(), at::IntArrayRef({4, 16}));
   // Both sides of a pair get the same inputs.
-  auto a = materialize_inputs(s.tests[s.pairs[0].a], 7), b = materialize_inputs(s.tests[s.pairs[0].b], 7);
+  auto a = materialize_inputs(s.tests[s.pairs[0].a], 7),
+       b = materialize_inputs(s.tests[s.pairs[0].b], 7);
   EXPECT_TRUE(a.args[0].toTensor().equal(b.args[0].toTensor()));
 }
 

@@ -65,7 +65,8 @@ TEST(Validation, UnknownNodeKey) {
 
 TEST(Validation, UnknownNodeType) {
   std::string y = with_input("{type: tenser, shape: [2]}");
-  expect_error(y, "tenser", "tests[0].in[0].type", "unknown node type 'tenser' (did you mean 'tensor'?)");
+  expect_error(y, "tenser", "tests[0].in[0].type",
+               "unknown node type 'tenser' (did you mean 'tensor'?)");
 }
 
 TEST(Validation, NodeWithoutType) {
@@ -109,8 +110,8 @@ TEST(Validation, InitMustApplyToTheDtype) {
 }
 
 TEST(Validation, ShapeMustBeANonEmptyList) {
-  expect_error(with_input("{type: tensor, shape: [], kind: float}"), "[]",
-               "tests[0].in[0].shape", "shape must be a non-empty list");
+  expect_error(with_input("{type: tensor, shape: [], kind: float}"), "[]", "tests[0].in[0].shape",
+               "shape must be a non-empty list");
   expect_error(with_input("{type: tensor, kind: float}"), "{type", "tests[0].in[0]",
                "missing required key 'shape'");
 }
@@ -121,19 +122,21 @@ TEST(Validation, NegativeSize) {
 }
 
 TEST(Validation, UnknownDimSymbolWithSuggestion) {
-  std::string y = with_input("{type: tensor, shape: [BATCH, 2], kind: float}", "dims: {BATCHES: 2}\n");
+  std::string y =
+      with_input("{type: tensor, shape: [BATCH, 2], kind: float}", "dims: {BATCHES: 2}\n");
   expect_error(y, "BATCH,", "tests[0].in[0].shape[0]",
                "unknown dim symbol 'BATCH' (did you mean 'BATCHES'?)");
 }
 
 TEST(Validation, QuotedSymbolIsNotADim) {
   std::string y = with_input("{type: tensor, shape: [\"N\"], kind: float}", "dims: {N: 2}\n");
-  expect_error(y, "\"N\"", "tests[0].in[0].shape[0]", "is quoted, so it is a string, not a dim symbol");
+  expect_error(y, "\"N\"", "tests[0].in[0].shape[0]",
+               "is quoted, so it is a string, not a dim symbol");
 }
 
 TEST(Validation, NumericStringsAreNumbers) {
-  Suite s = testing::valid(with_input("{type: tensor, shape: [\"3\", N], kind: float, low: \"-1\", high: 1e1}",
-                                      "dims: {N: 2}\n"));
+  Suite s = testing::valid(with_input(
+      "{type: tensor, shape: [\"3\", N], kind: float, low: \"-1\", high: 1e1}", "dims: {N: 2}\n"));
   EXPECT_EQ(s.tests[0].in[0].shape, (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(s.tests[0].in[0].low, -1);
   EXPECT_EQ(s.tests[0].in[0].high, 10);  // plain 1e1 is a string in YAML 1.1, then a number
@@ -149,7 +152,8 @@ TEST(Validation, VarNotAllowedInShape) {
     in:
       - {type: tensor, shape: [{var: n}], kind: float}
 )";
-  expect_error(y, "{var: n}", "tests[0].in[0].shape[0]", "template variables are not allowed in shape");
+  expect_error(y, "{var: n}", "tests[0].in[0].shape[0]",
+               "template variables are not allowed in shape");
 }
 
 TEST(Validation, LowAndHighTogether) {
@@ -171,12 +175,13 @@ TEST(Validation, ScalarLowLessThanHigh) {
 TEST(Validation, ProbabilitiesInUnitInterval) {
   expect_error(with_input("{type: tensor, shape: [2], kind: bool, p: 1.5}"), "1.5",
                "tests[0].in[0].p", "p must lie in [0, 1], got 1.5");
-  expect_error(with_input("{type: optional, p_none: -0.1, elem: {type: scalar, kind: int}}"), "-0.1",
-               "tests[0].in[0].p_none", "p_none must lie in [0, 1], got -0.1");
+  expect_error(with_input("{type: optional, p_none: -0.1, elem: {type: scalar, kind: int}}"),
+               "-0.1", "tests[0].in[0].p_none", "p_none must lie in [0, 1], got -0.1");
 }
 
 TEST(Validation, NestedPathsInErrors) {
-  std::string y = with_input("{type: list, len: 2, elem: {type: tensor, shape: [2], kind: float, low: x, high: 1}}");
+  std::string y = with_input(
+      "{type: list, len: 2, elem: {type: tensor, shape: [2], kind: float, low: x, high: 1}}");
   expect_error(y, "x,", "tests[0].in[0].elem.low", "unknown dim symbol 'x'");
 }
 
@@ -191,7 +196,8 @@ TEST(Validation, ScalarValueMustFitKind) {
 }
 
 TEST(Validation, ConstTensorValueMatchesShape) {
-  std::string y = with_input("{type: const_tensor, shape: [2, 2], kind: float, value: [[1, 2], [3]]}");
+  std::string y =
+      with_input("{type: const_tensor, shape: [2, 2], kind: float, value: [[1, 2], [3]]}");
   expect_error(y, "[3]", "tests[0].in[0].value[1]", "expected a list of 2 at depth 1");
   expect_error(with_input("{type: const_tensor, shape: [2], kind: int, value: [1, 2.5]}"), "2.5",
                "tests[0].in[0].value[1]", "does not fit dtype Long");
@@ -210,7 +216,8 @@ TEST(Validation, ListLengthNonNegative) {
 }
 
 TEST(Validation, ConstNeedsValue) {
-  expect_error(with_input("{type: const}"), "{type", "tests[0].in[0]", "missing required key 'value'");
+  expect_error(with_input("{type: const}"), "{type", "tests[0].in[0]",
+               "missing required key 'value'");
 }
 
 TEST(Validation, UnknownPresetWithSuggestion) {
@@ -224,12 +231,14 @@ TEST(Validation, PresetCycle) {
 }
 
 TEST(Validation, ErrorsInPresetsPointIntoThePreset) {
-  std::string y = with_input("{type: scalar, kind: int}", "presets:\n  p: {type: tensor, shape: [2], kind: float, lo: 1}\n");
+  std::string y = with_input("{type: scalar, kind: int}",
+                             "presets:\n  p: {type: tensor, shape: [2], kind: float, lo: 1}\n");
   expect_error(y, "lo:", "presets.p", "unknown key 'lo' (did you mean 'low'?)");
 }
 
 TEST(Validation, VarOutsideTemplate) {
-  expect_error(with_input("{var: x}"), "{var", "tests[0].in[0]", "template variable used outside a template");
+  expect_error(with_input("{var: x}"), "{var", "tests[0].in[0]",
+               "template variable used outside a template");
 }
 
 TEST(Validation, ModuleNeedsPath) {
@@ -238,12 +247,15 @@ TEST(Validation, ModuleNeedsPath) {
 }
 
 TEST(Validation, ModuleUnknownKey) {
-  std::string y = "tests:\n  - {id: t, op: {type: module, path: torch.nn.ReLU, kwarg: {}}, in: []}\n";
+  std::string y =
+      "tests:\n  - {id: t, op: {type: module, path: torch.nn.ReLU, kwarg: {}}, in: []}\n";
   expect_error(y, "kwarg", "tests[0].op", "unknown key 'kwarg' (did you mean 'kwargs'?)");
 }
 
 TEST(Validation, ConstructNeedsArgs) {
-  std::string y = "tests:\n  - {id: t, op: {type: module, path: torch.nn.Sequential, args: [{type: construct, path: torch.nn.ReLU}]}, in: []}\n";
+  std::string y =
+      "tests:\n  - {id: t, op: {type: module, path: torch.nn.Sequential, args: [{type: construct, "
+      "path: torch.nn.ReLU}]}, in: []}\n";
   expect_error(y, "{type: construct", "tests[0].op.args[0]", "missing required key 'args'");
 }
 
@@ -252,35 +264,44 @@ TEST(Validation, OpMustBeANameOrModule) {
   expect_error(y, "{type: tensor", "tests[0].op", "op must be an operator name or a module");
 }
 
-const char* kTemplateHead = "dims: {N: 4}\ntests:\n  - id: t\n    op:\n      type: template_module\n      path: torch.nn.ReLU\n";
+const char* kTemplateHead =
+    "dims: {N: 4}\ntests:\n  - id: t\n    op:\n      type: template_module\n      path: "
+    "torch.nn.ReLU\n";
 
 TEST(Validation, TemplateVarsNonEmptyLists) {
   std::string y = std::string(kTemplateHead) + "      vars: {a: [], b: 3}\n    in: []\n";
   expect_error(y, "[]", "tests[0].op.vars.a", "var 'a' must be a non-empty list of values");
   expect_error(y, "3}", "tests[0].op.vars.b", "var 'b' must be a non-empty list of values");
   std::string none = std::string(kTemplateHead) + "    in: []\n";
-  expect_error(none, "type: template_module", "tests[0].op.vars", "vars must be a non-empty mapping");
+  expect_error(none, "type: template_module", "tests[0].op.vars",
+               "vars must be a non-empty mapping");
 }
 
 TEST(Validation, TemplateVarValuesArePlain) {
-  std::string y = std::string(kTemplateHead) + "      vars: {a: [{type: scalar, kind: int}]}\n    in: []\n";
-  expect_error(y, "{type: scalar", "tests[0].op.vars.a[0]", "var values must be plain values, not nodes");
+  std::string y =
+      std::string(kTemplateHead) + "      vars: {a: [{type: scalar, kind: int}]}\n    in: []\n";
+  expect_error(y, "{type: scalar", "tests[0].op.vars.a[0]",
+               "var values must be plain values, not nodes");
 }
 
 TEST(Validation, TemplateQuotedDimValue) {
   std::string y = std::string(kTemplateHead) + "      vars: {feature: [\"N\"]}\n    in: []\n";
-  expect_error(y, "\"N\"", "tests[0].op.vars.feature[0]", "is quoted, so it is a string, not a dim symbol");
+  expect_error(y, "\"N\"", "tests[0].op.vars.feature[0]",
+               "is quoted, so it is a string, not a dim symbol");
 }
 
 TEST(Validation, CasesOnlyUseDeclaredVars) {
   std::string y = std::string(kTemplateHead) +
                   "      vars: {alpha: [1]}\n      cases:\n        - {alpah: 2}\n    in: []\n";
-  expect_error(y, "alpah", "tests[0].op.cases[0]", "case uses undeclared var 'alpah' (did you mean 'alpha'?)");
+  expect_error(y, "alpah", "tests[0].op.cases[0]",
+               "case uses undeclared var 'alpah' (did you mean 'alpha'?)");
 }
 
 TEST(Validation, UnknownTemplateVariable) {
-  std::string y = std::string(kTemplateHead) + "      vars: {alpha: [1]}\n      args: [{var: alpa}]\n    in: []\n";
-  expect_error(y, "alpa}", "tests[0].op.args[0]", "unknown template variable 'alpa' (did you mean 'alpha'?)");
+  std::string y = std::string(kTemplateHead) +
+                  "      vars: {alpha: [1]}\n      args: [{var: alpa}]\n    in: []\n";
+  expect_error(y, "alpa}", "tests[0].op.args[0]",
+               "unknown template variable 'alpa' (did you mean 'alpha'?)");
 }
 
 TEST(Validation, TemplateUnknownKey) {
@@ -308,7 +329,8 @@ TEST(Validation, CompareSideMustBeAModule) {
 }
 
 TEST(Validation, CompareUnknownKeysInSidesAndCommon) {
-  expect_error(kPair, "kwarg:", "tests[0].op.common", "unknown key 'kwarg' (did you mean 'kwargs'?)");
+  expect_error(kPair, "kwarg:", "tests[0].op.common",
+               "unknown key 'kwarg' (did you mean 'kwargs'?)");
   expect_error(kPair, "arg: []}", "tests[0].op.b", "unknown key 'arg' (did you mean 'args'?)");
 }
 
@@ -320,7 +342,9 @@ TEST(Validation, UnknownDevice) {
 TEST(Validation, CastInput0ToComplex) {
   std::string y = "tests:\n  - {id: t, op: aten::relu, in: [], cast_input0_to_complex: 1}\n";
   expect_error(y, "1}", "tests[0].cast_input0_to_complex", "cast_input0_to_complex must be a bool");
-  std::string shape = "tests:\n  - {id: t, op: aten::fft_fft, in: [{type: tensor, shape: [4, 3], kind: float}], cast_input0_to_complex: true}\n";
+  std::string shape =
+      "tests:\n  - {id: t, op: aten::fft_fft, in: [{type: tensor, shape: [4, 3], kind: float}], "
+      "cast_input0_to_complex: true}\n";
   expect_error(shape, "true", "tests[0].cast_input0_to_complex", "shape [..., 2]");
 }
 
@@ -340,9 +364,16 @@ TEST(Validation, AllErrorsReportedTogether) {
   LoadResult r = read_suite_text(y, "t.yaml");
   EXPECT_EQ(r.diagnostics.error_count(), 3u) << r.diagnostics.str();
   std::string text = r.diagnostics.str();
-  EXPECT_NE(text.find("t.yaml:2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"), std::string::npos) << text;
-  EXPECT_NE(text.find("tests[1] (b): tests[1].in[0].low: low must be less than high"), std::string::npos) << text;
-  EXPECT_NE(text.find("tests[2] (c): tests[2]: unknown key 'devcie' (did you mean 'device'?)"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("t.yaml:2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tests[1] (b): tests[1].in[0].low: low must be less than high"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tests[2] (c): tests[2]: unknown key 'devcie' (did you mean 'device'?)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Validation, LoadSuiteThrowsWithEveryError) {
