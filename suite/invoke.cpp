@@ -154,7 +154,10 @@ struct Candidate {
 Candidate select(const std::string& full, const std::vector<c10::IValue>& args,
                  const Kwargs& kwargs) {
   auto [name, overload] = split_name(full);
-  const auto& ops = torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name));
+  // Dispatcher operators first, then those of TorchScript only, each in registration order: a
+  // stable order whatever the build registered first.
+  auto ops = torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name));
+  std::stable_partition(ops.begin(), ops.end(), [](const auto& op) { return op->isC10Op(); });
   if (ops.empty())
     throw std::invalid_argument("unknown operator '" + name + "'" + suggest_operator(name));
   std::string reasons;

@@ -189,10 +189,7 @@ c10::IValue materialize_with(const Node& n, at::Generator& g, const std::string&
       return sample_tensor(n, n.shape, g);
     case NodeType::ScalarTensor:
       if (n.has_value)
-        return at::scalar_tensor(at::Scalar(n.value.is_float()  ? n.value.f
-                                            : n.value.is_bool() ? double(n.value.b)
-                                                                : double(n.value.i)),
-                                 at::TensorOptions().dtype(n.dtype));
+        return at::scalar_tensor(scalar_value(n).toScalar(), at::TensorOptions().dtype(n.dtype));
       return sample_tensor(n, {}, g);
     case NodeType::ConstTensor:
       if (n.has_value) return const_tensor(n);

@@ -441,12 +441,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
   if (const Value* value = v.find("value"); value && ok) {
     n.has_value = true;
     n.value = *value;
-    if (type == NodeType::ConstTensor)
-      ok = value_matches_shape(*value, n, 0, path + ".value");
-    else if (!value->is_number() && !value->is_bool()) {
-      error(*value, path + ".value", "value must be a number or a bool");
-      ok = false;
-    }
+    ok = value_matches_shape(*value, n, 0, path + ".value");  // a scalar tensor: shape []
   }
   if (!ok) return std::nullopt;
   return n;

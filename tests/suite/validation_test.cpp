@@ -203,6 +203,11 @@ TEST(Validation, ConstTensorValueMatchesShape) {
                "tests[0].in[0].value[1]", "does not fit dtype Long");
 }
 
+TEST(Validation, ScalarTensorValueFitsDtype) {
+  expect_error(with_input("{type: scalar_tensor, kind: int, value: 2.5}"), "2.5",
+               "tests[0].in[0].value", "value element 2.5 does not fit dtype Long");
+}
+
 TEST(Validation, IntListNonEmpty) {
   expect_error(with_input("{type: int_list, elems: []}"), "[]", "tests[0].in[0].elems",
                "elems must be a non-empty list of integers");
