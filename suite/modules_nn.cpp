@@ -710,6 +710,266 @@ void register_shapes() {
       true);
 }
 
+// Python's deprecated size_average/reduce arguments: accepted only as None.
+void no_legacy_reduction(const Bound& b) {
+  if (!b.none("size_average") || !b.none("reduce"))
+    throw std::invalid_argument(b.what() +
+                                ": size_average and reduce are deprecated; use reduction");
+}
+
+template <class Options>
+Options with_reduction(Options o, const Bound& b) {
+  std::string r = b.s("reduction");
+  if (r == "mean")
+    o.reduction(torch::kMean);
+  else if (r == "sum")
+    o.reduction(torch::kSum);
+  else if (r == "none")
+    o.reduction(torch::kNone);
+  else
+    throw std::invalid_argument(b.what() + ": unknown reduction '" + r + "'");
+  return o;
+}
+
+// A loss module: forward(input, target).
+template <class M>
+std::shared_ptr<Module> loss(const Bound& b, M m) {
+  return wrap<M>(b, std::move(m), {"input", "target"}, [](M& m, const Bound& in) {
+    return c10::IValue(m->forward(tensor(in, "input"), tensor(in, "target")));
+  });
+}
+
+void register_losses() {
+  const Signature legacy = {{"size_average", None}, {"reduce", None}, {"reduction", str("mean")}};
+  reg("MSELoss", legacy, [](const Bound& b) {
+    no_legacy_reduction(b);
+    return loss(b, nn::MSELoss(with_reduction(nn::MSELossOptions(), b)));
+  });
+  reg("L1Loss", legacy, [](const Bound& b) {
+    no_legacy_reduction(b);
+    return loss(b, nn::L1Loss(with_reduction(nn::L1LossOptions(), b)));
+  });
+  Signature smooth = legacy;
+  smooth.push_back({"beta", 1.0});
+  reg("SmoothL1Loss", smooth, [](const Bound& b) {
+    no_legacy_reduction(b);
+    auto o = with_reduction(nn::SmoothL1LossOptions(), b).beta(b.d("beta"));
+    return loss(b, nn::SmoothL1Loss(o));
+  });
+  reg("HuberLoss", {{"reduction", str("mean")}, {"delta", 1.0}}, [](const Bound& b) {
+    return loss(b, nn::HuberLoss(with_reduction(nn::HuberLossOptions(), b).delta(b.d("delta"))));
+  });
+  reg("CrossEntropyLoss",
+      {{"weight", None},
+       {"size_average", None},
+       {"ignore_index", -100},
+       {"reduce", None},
+       {"reduction", str("mean")},
+       {"label_smoothing", 0.0}},
+      [](const Bound& b) {
+        no_legacy_reduction(b);
+        auto o = with_reduction(nn::CrossEntropyLossOptions(), b)
+                     .weight(tensor_or_undefined(b, "weight"))
+                     .ignore_index(b.i("ignore_index"))
+                     .label_smoothing(b.d("label_smoothing"));
+        return loss(b, nn::CrossEntropyLoss(o));
+      });
+  reg("NLLLoss",
+      {{"weight", None},
+       {"size_average", None},
+       {"ignore_index", -100},
+       {"reduce", None},
+       {"reduction", str("mean")}},
+      [](const Bound& b) {
+        no_legacy_reduction(b);
+        auto o = with_reduction(nn::NLLLossOptions(), b)
+                     .weight(tensor_or_undefined(b, "weight"))
+                     .ignore_index(b.i("ignore_index"));
+        return loss(b, nn::NLLLoss(o));
+      });
+  reg("BCELoss",
+      {{"weight", None}, {"size_average", None}, {"reduce", None}, {"reduction", str("mean")}},
+      [](const Bound& b) {
+        no_legacy_reduction(b);
+        auto o = with_reduction(nn::BCELossOptions(), b).weight(tensor_or_undefined(b, "weight"));
+        return loss(b, nn::BCELoss(o));
+      });
+  reg("BCEWithLogitsLoss",
+      {{"weight", None},
+       {"size_average", None},
+       {"reduce", None},
+       {"reduction", str("mean")},
+       {"pos_weight", None}},
+      [](const Bound& b) {
+        no_legacy_reduction(b);
+        auto o = with_reduction(nn::BCEWithLogitsLossOptions(), b)
+                     .weight(tensor_or_undefined(b, "weight"))
+                     .pos_weight(tensor_or_undefined(b, "pos_weight"));
+        return loss(b, nn::BCEWithLogitsLoss(o));
+      });
+  reg("KLDivLoss",
+      {{"size_average", None}, {"reduce", None}, {"reduction", str("mean")}, {"log_target", false}},
+      [](const Bound& b) {
+        no_legacy_reduction(b);
+        auto o = nn::KLDivLossOptions().log_target(b.b("log_target"));
+        std::string r = b.s("reduction");
+        if (r == "batchmean")
+          o.reduction(torch::kBatchMean);
+        else
+          o = with_reduction(o, b);
+        return loss(b, nn::KLDivLoss(o));
+      });
+}
+
+template <class Holder, class Options, size_t D>
+void register_pad(const std::string& name, bool has_value) {
+  Signature s = {"padding"};
+  if (has_value) s.push_back("value");
+  reg(name, s, [has_value](const Bound& b) {
+    if constexpr (std::is_constructible_v<Options, torch::ExpandingArray<D>, double>) {
+      if (has_value) return unary(b, Holder(Options(arr<D>(b, "padding"), b.d("value"))));
+    }
+    if constexpr (std::is_constructible_v<Options, torch::ExpandingArray<D>>)
+      return unary(b, Holder(Options(arr<D>(b, "padding"))));
+    throw std::logic_error("unreachable");
+  });
+}
+
+void register_more_layers() {
+  register_pad<nn::ConstantPad1d, nn::ConstantPad1dOptions, 2>("ConstantPad1d", true);
+  register_pad<nn::ConstantPad2d, nn::ConstantPad2dOptions, 4>("ConstantPad2d", true);
+  register_pad<nn::ConstantPad3d, nn::ConstantPad3dOptions, 6>("ConstantPad3d", true);
+  register_pad<nn::ReplicationPad1d, nn::ReplicationPad1dOptions, 2>("ReplicationPad1d", false);
+  register_pad<nn::ReplicationPad2d, nn::ReplicationPad2dOptions, 4>("ReplicationPad2d", false);
+  register_pad<nn::ReplicationPad3d, nn::ReplicationPad3dOptions, 6>("ReplicationPad3d", false);
+  register_pad<nn::ReflectionPad1d, nn::ReflectionPad1dOptions, 2>("ReflectionPad1d", false);
+  register_pad<nn::ReflectionPad3d, nn::ReflectionPad3dOptions, 6>("ReflectionPad3d", false);
+  reg("PixelUnshuffle", {"downscale_factor"}, [](const Bound& b) {
+    return unary(b, nn::PixelUnshuffle(nn::PixelUnshuffleOptions(b.i("downscale_factor"))));
+  });
+  // Dropouts are the identity in eval mode.
+  reg("Dropout1d", {{"p", 0.5}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::Identity()); });
+  reg("Dropout2d", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
+    return unary(b, nn::Dropout2d(nn::Dropout2dOptions(b.d("p")).inplace(b.b("inplace"))));
+  });
+  reg("Dropout3d", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
+    return unary(b, nn::Dropout3d(nn::Dropout3dOptions(b.d("p")).inplace(b.b("inplace"))));
+  });
+  reg("AlphaDropout", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
+    return unary(b, nn::AlphaDropout(nn::AlphaDropoutOptions(b.d("p")).inplace(b.b("inplace"))));
+  });
+  reg("LPPool1d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}},
+      [](const Bound& b) {
+        nn::LPPool1dOptions o(b.d("norm_type"), arr<1>(b, "kernel_size"));
+        o.stride(b.none("stride") ? arr<1>(b, "kernel_size") : arr<1>(b, "stride"))
+            .ceil_mode(b.b("ceil_mode"));
+        return unary(b, nn::LPPool1d(o));
+      });
+  reg("LPPool2d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}},
+      [](const Bound& b) {
+        nn::LPPool2dOptions o(b.d("norm_type"), arr<2>(b, "kernel_size"));
+        o.stride(b.none("stride") ? arr<2>(b, "kernel_size") : arr<2>(b, "stride"))
+            .ceil_mode(b.b("ceil_mode"));
+        return unary(b, nn::LPPool2d(o));
+      });
+  reg("AdaptiveMaxPool1d", {"output_size", {"return_indices", false}}, [](const Bound& b) {
+    bool indices = b.b("return_indices");
+    return wrap<nn::AdaptiveMaxPool1d>(
+        b, nn::AdaptiveMaxPool1d(nn::AdaptiveMaxPool1dOptions(arr<1>(b, "output_size"))), {"input"},
+        [indices](nn::AdaptiveMaxPool1d& m, const Bound& in) {
+          if (!indices) return c10::IValue(m->forward(tensor(in, "input")));
+          auto [out, index] = m->forward_with_indices(tensor(in, "input"));
+          return tuple({out, index});
+        });
+  });
+  reg("LocalResponseNorm", {"size", {"alpha", 1e-4}, {"beta", 0.75}, {"k", 1.0}},
+      [](const Bound& b) {
+        auto o = nn::LocalResponseNormOptions(b.i("size"))
+                     .alpha(b.d("alpha"))
+                     .beta(b.d("beta"))
+                     .k(b.d("k"));
+        return unary(b, nn::LocalResponseNorm(o));
+      });
+  reg("Fold", {"output_size", "kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}},
+      [](const Bound& b) {
+        auto o = nn::FoldOptions(arr<2>(b, "output_size"), arr<2>(b, "kernel_size"))
+                     .dilation(arr<2>(b, "dilation"))
+                     .padding(arr<2>(b, "padding"))
+                     .stride(arr<2>(b, "stride"));
+        return unary(b, nn::Fold(o));
+      });
+  reg("Unfold", {"kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}},
+      [](const Bound& b) {
+        auto o = nn::UnfoldOptions(arr<2>(b, "kernel_size"))
+                     .dilation(arr<2>(b, "dilation"))
+                     .padding(arr<2>(b, "padding"))
+                     .stride(arr<2>(b, "stride"));
+        return unary(b, nn::Unfold(o));
+      });
+}
+
+void register_more_activations() {
+  reg("CELU", {{"alpha", 1.0}, {"inplace", false}}, [](const Bound& b) {
+    return unary(b, nn::CELU(nn::CELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace"))));
+  });
+  reg("GLU", {{"dim", -1}},
+      [](const Bound& b) { return unary(b, nn::GLU(nn::GLUOptions(b.i("dim")))); });
+  reg("Hardshrink", {{"lambd", 0.5}},
+      [](const Bound& b) { return unary(b, nn::Hardshrink(nn::HardshrinkOptions(b.d("lambd")))); });
+  reg("Softshrink", {{"lambd", 0.5}},
+      [](const Bound& b) { return unary(b, nn::Softshrink(nn::SoftshrinkOptions(b.d("lambd")))); });
+  reg("Threshold", {"threshold", "value", {"inplace", false}}, [](const Bound& b) {
+    return unary(b,
+                 nn::Threshold(
+                     nn::ThresholdOptions(b.d("threshold"), b.d("value")).inplace(b.b("inplace"))));
+  });
+  reg_fn("Softmin", {{"dim", None}}, [](const Bound& b, const at::Tensor& x) {
+    return at::softmax(-x, b.opt_i("dim").value_or(implicit_softmax_dim(x)));
+  });
+  reg("Softmax2d", {}, [](const Bound& b) { return unary(b, nn::Softmax2d()); });
+}
+
+void register_cells() {
+  reg("LSTMCell", placement({"input_size", "hidden_size", {"bias", true}}), [](const Bound& b) {
+    auto o = nn::LSTMCellOptions(b.i("input_size"), b.i("hidden_size")).bias(b.b("bias"));
+    return wrap<nn::LSTMCell>(b, placed(nn::LSTMCell(o), b), {"input", {"hx", None}},
+                              [](nn::LSTMCell& m, const Bound& in) {
+                                c10::optional<std::tuple<at::Tensor, at::Tensor>> hx;
+                                if (!in.none("hx")) {
+                                  auto hc = in.get("hx").toTupleRef().elements();
+                                  hx = std::make_tuple(hc.at(0).toTensor(), hc.at(1).toTensor());
+                                }
+                                auto [h, c] = m->forward(tensor(in, "input"), hx);
+                                return tuple({h, c});
+                              });
+  });
+  reg("GRUCell", placement({"input_size", "hidden_size", {"bias", true}}), [](const Bound& b) {
+    auto o = nn::GRUCellOptions(b.i("input_size"), b.i("hidden_size")).bias(b.b("bias"));
+    return wrap<nn::GRUCell>(
+        b, placed(nn::GRUCell(o), b), {"input", {"hx", None}}, [](nn::GRUCell& m, const Bound& in) {
+          return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
+        });
+  });
+  reg("RNNCell",
+      placement({"input_size", "hidden_size", {"bias", true}, {"nonlinearity", str("tanh")}}),
+      [](const Bound& b) {
+        auto o = nn::RNNCellOptions(b.i("input_size"), b.i("hidden_size")).bias(b.b("bias"));
+        std::string f = b.s("nonlinearity");
+        if (f == "tanh")
+          o.nonlinearity(torch::kTanh);
+        else if (f == "relu")
+          o.nonlinearity(torch::kReLU);
+        else
+          throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
+        return wrap<nn::RNNCell>(
+            b, placed(nn::RNNCell(o), b), {"input", {"hx", None}},
+            [](nn::RNNCell& m, const Bound& in) {
+              return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
+            });
+      });
+}
+
 }  // namespace
 
 void register_builtin_modules() {
@@ -717,9 +977,13 @@ void register_builtin_modules() {
   register_norms();
   register_embeddings();
   register_recurrent_and_attention();
+  register_cells();
   register_activations();
+  register_more_activations();
   register_pooling();
   register_shapes();
+  register_more_layers();
+  register_losses();
 }
 
 }  // namespace opsfuzz::suite
