@@ -395,6 +395,78 @@ void register_embeddings() {
       });
 }
 
+Signature transformer_layer_signature() {
+  return placement({"d_model",
+                    "nhead",
+                    {"dim_feedforward", 2048},
+                    {"dropout", 0.1},
+                    {"activation", str("relu")},
+                    {"layer_norm_eps", 1e-5},
+                    {"batch_first", false},
+                    {"norm_first", false}});
+}
+
+// Options shared by the encoder and decoder layers. The C++ layers have a fixed eps and are
+// post-norm: refuse what they cannot do.
+template <class Options>
+Options transformer_layer_options(const Bound& b) {
+  auto o = Options(b.i("d_model"), b.i("nhead"))
+               .dim_feedforward(b.i("dim_feedforward"))
+               .dropout(b.d("dropout"));
+  std::string act = b.s("activation");
+  if (act == "relu")
+    o.activation(torch::kReLU);
+  else if (act == "gelu")
+    o.activation(torch::kGELU);
+  else
+    throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
+  if (b.d("layer_norm_eps") != 1e-5 || b.b("norm_first"))
+    throw std::invalid_argument(
+        b.what() + ": layer_norm_eps other than 1e-5 and norm_first=True are not available");
+  return o;
+}
+
+// The C++ layers are sequence-first only: batch-first inputs and outputs are transposed.
+at::Tensor sequence_first(const at::Tensor& t, bool batch_first) {
+  return batch_first ? t.transpose(0, 1) : t;
+}
+
+void register_transformer_layers() {
+  reg("TransformerEncoderLayer", transformer_layer_signature(), [](const Bound& b) {
+    auto o = transformer_layer_options<nn::TransformerEncoderLayerOptions>(b);
+    bool bf = b.b("batch_first");
+    return wrap<nn::TransformerEncoderLayer>(
+        b, placed(nn::TransformerEncoderLayer(o), b),
+        {"src", {"src_mask", None}, {"src_key_padding_mask", None}},
+        [bf](nn::TransformerEncoderLayer& m, const Bound& in) {
+          at::Tensor out =
+              m->forward(sequence_first(tensor(in, "src"), bf), tensor_or_undefined(in, "src_mask"),
+                         tensor_or_undefined(in, "src_key_padding_mask"));
+          return c10::IValue(sequence_first(out, bf));
+        });
+  });
+  reg("TransformerDecoderLayer", transformer_layer_signature(), [](const Bound& b) {
+    auto o = transformer_layer_options<nn::TransformerDecoderLayerOptions>(b);
+    bool bf = b.b("batch_first");
+    return wrap<nn::TransformerDecoderLayer>(
+        b, placed(nn::TransformerDecoderLayer(o), b),
+        {"tgt",
+         "memory",
+         {"tgt_mask", None},
+         {"memory_mask", None},
+         {"tgt_key_padding_mask", None},
+         {"memory_key_padding_mask", None}},
+        [bf](nn::TransformerDecoderLayer& m, const Bound& in) {
+          at::Tensor out = m->forward(
+              sequence_first(tensor(in, "tgt"), bf), sequence_first(tensor(in, "memory"), bf),
+              tensor_or_undefined(in, "tgt_mask"), tensor_or_undefined(in, "memory_mask"),
+              tensor_or_undefined(in, "tgt_key_padding_mask"),
+              tensor_or_undefined(in, "memory_key_padding_mask"));
+          return c10::IValue(sequence_first(out, bf));
+        });
+  });
+}
+
 void register_recurrent_and_attention() {
   reg("LSTM", rnn_signature(true), [](const Bound& b) {
     auto o = rnn_options<nn::LSTMOptions>(b).proj_size(b.i("proj_size"));
@@ -458,42 +530,7 @@ void register_recurrent_and_attention() {
                             weights.defined() ? c10::IValue(weights) : None});
             });
       });
-  reg("TransformerEncoderLayer",
-      placement({"d_model",
-                 "nhead",
-                 {"dim_feedforward", 2048},
-                 {"dropout", 0.1},
-                 {"activation", str("relu")},
-                 {"layer_norm_eps", 1e-5},
-                 {"batch_first", false},
-                 {"norm_first", false}}),
-      [](const Bound& b) {
-        auto o = nn::TransformerEncoderLayerOptions(b.i("d_model"), b.i("nhead"))
-                     .dim_feedforward(b.i("dim_feedforward"))
-                     .dropout(b.d("dropout"));
-        std::string act = b.s("activation");
-        if (act == "relu")
-          o.activation(torch::kReLU);
-        else if (act == "gelu")
-          o.activation(torch::kGELU);
-        else
-          throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
-        // The C++ layer has fixed eps and post-norm: refuse what it cannot do.
-        if (b.d("layer_norm_eps") != 1e-5 || b.b("norm_first"))
-          throw std::invalid_argument(
-              b.what() + ": layer_norm_eps other than 1e-5 and norm_first=True are not available");
-        bool batch_first = b.b("batch_first");
-        return wrap<nn::TransformerEncoderLayer>(
-            b, placed(nn::TransformerEncoderLayer(o), b),
-            {"src", {"src_mask", None}, {"src_key_padding_mask", None}},
-            [batch_first](nn::TransformerEncoderLayer& m, const Bound& in) {
-              at::Tensor src = tensor(in, "src");
-              at::Tensor out = m->forward(batch_first ? src.transpose(0, 1) : src,
-                                          tensor_or_undefined(in, "src_mask"),
-                                          tensor_or_undefined(in, "src_key_padding_mask"));
-              return c10::IValue(batch_first ? out.transpose(0, 1) : out);
-            });
-      });
+  register_transformer_layers();
 }
 
 // An activation computed by an ATen function (for modules the C++ frontend lacks, or whose
@@ -643,6 +680,20 @@ at::Tensor upsample(const Bound& b, const at::Tensor& x) {
   return F::interpolate(x, o);
 }
 
+Signature upsample_signature() {
+  return {{"size", None},
+          {"scale_factor", None},
+          {"mode", str("nearest")},
+          {"align_corners", None},
+          {"recompute_scale_factor", None}};
+}
+
+std::shared_ptr<Module> upsample_module(const Bound& b) {
+  return std::make_shared<FnModule>(
+      b.what() + ".forward", Signature{"input"},
+      [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
+}
+
 void register_shapes() {
   reg("Flatten", {{"start_dim", 1}, {"end_dim", -1}}, [](const Bound& b) {
     return unary(
@@ -653,17 +704,18 @@ void register_shapes() {
   });
   reg(
       "Identity", {}, [](const Bound& b) { return unary(b, nn::Identity()); }, true);
-  reg("Upsample",
-      {{"size", None},
-       {"scale_factor", None},
-       {"mode", str("nearest")},
-       {"align_corners", None},
-       {"recompute_scale_factor", None}},
-      [](const Bound& b) -> std::shared_ptr<Module> {
-        return std::make_shared<FnModule>(
-            b.what() + ".forward", Signature{"input"},
-            [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
-      });
+  reg("Upsample", upsample_signature(), upsample_module);
+  // The deprecated fixed-mode forms of Upsample.
+  for (auto [name, mode, corners] : {std::tuple{"UpsamplingNearest2d", "nearest", false},
+                                     std::tuple{"UpsamplingBilinear2d", "bilinear", true}}) {
+    std::string m = mode;
+    bool align = corners;
+    reg(name, {{"size", None}, {"scale_factor", None}}, [m, align](const Bound& b) {
+      Bound full(b.what(), upsample_signature(), {b.get("size"), b.get("scale_factor"), m},
+                 align ? Kwargs{{"align_corners", true}} : Kwargs{});
+      return upsample_module(full);
+    });
+  }
   reg("PixelShuffle", {"upscale_factor"}, [](const Bound& b) {
     return unary(b, nn::PixelShuffle(nn::PixelShuffleOptions(b.i("upscale_factor"))));
   });
