@@ -35,6 +35,25 @@ const std::string& template_suite() {
   return path;
 }
 
+// One template of Linear modules (weights initialized per test): 100 widths x 100 seeds.
+const std::string& linear_suite() {
+  static const std::string path = [] {
+    std::ostringstream yaml;
+    yaml << "dims: {B: 2, N: 8}\ntests:\n  - id: linear\n    op:\n      type: template_module\n"
+            "      path: torch.nn.Linear\n      vars:\n        in_features: [N]\n        "
+            "out_features: [";
+    for (int k = 1; k <= 100; ++k) yaml << (k > 1 ? ", " : "") << k;
+    yaml << "]\n        replica: [";
+    for (int k = 0; k < 100; ++k) yaml << (k ? ", " : "") << k;
+    yaml << "]\n      args: [{var: in_features}, {var: out_features}]\n"
+            "    in:\n      - {type: tensor, shape: [B, N], dtype: float32, init: normal}\n";
+    std::string p = temp_path("opsfuzz_bench_linear_10k.yaml");
+    std::ofstream(p) << yaml.str();
+    return p;
+  }();
+  return path;
+}
+
 // 10,000 operator tests written out one by one, sharing a preset.
 const std::string& plain_suite() {
   static const std::string path = [] {
@@ -79,6 +98,7 @@ void run_eager(benchmark::State& state, const std::string& path) {
 
 void BM_RunEager_Template10k(benchmark::State& state) { run_eager(state, template_suite()); }
 void BM_RunEager_Plain10k(benchmark::State& state) { run_eager(state, plain_suite()); }
+void BM_RunEager_LinearTemplate10k(benchmark::State& state) { run_eager(state, linear_suite()); }
 
 void BM_ListTests_Template10k(benchmark::State& state) {
   for (auto _ : state) {
@@ -92,6 +112,10 @@ BENCHMARK(BM_LoadValidateExpand_Template10k)->Unit(benchmark::kMillisecond)->Use
 BENCHMARK(BM_LoadValidate_Plain10k)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ListTests_Template10k)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RunEager_Template10k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+BENCHMARK(BM_RunEager_LinearTemplate10k)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 BENCHMARK(BM_RunEager_Plain10k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 }  // namespace
