@@ -47,8 +47,14 @@ class Expander {
   Value substitute(const Value& v, const Assignment& env, const std::string& path);
   // The raw test with its op replaced and vars substituted in in/kwargs.
   Value concrete_test(const Value& raw, Value op, const Assignment& env);
+  // Parses a concrete test and adds it to the suite; its index, or nullopt if invalid.
   std::optional<size_t> add_test(const RawTest& raw, const Value& test, std::string id,
                                  std::string pair);
+  bool parse_op(const Value& v, Test& t);
+  bool parse_inputs(const Value& v, Test& t);  // in and kwargs
+  bool parse_device(const Value& v, Test& t);
+  bool parse_cast(const Value& v, Test& t, bool inputs_ok);
+  bool claim_id(const Value& v, const Test& t);  // false for a duplicate
 
   const Document& doc_;
   Diagnostics& diagnostics_;
@@ -341,34 +347,29 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
   }
 }
 
-std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std::string id,
-                                         std::string pair) {
-  parser_.check_keys(v, kTestKeys, path_);
-  Test t;
-  t.id = std::move(id);
-  t.pair = std::move(pair);
-  t.pos = v.pos;
-  t.directory = raw.directory;
-  bool ok = true;
-  if (const Value* impl = v.find("impl")) t.impl = python_str(*impl);
+bool Expander::parse_op(const Value& v, Test& t) {
   const Value* op = v.find("op");
   if (!op) {
     parser_.error(v, path_, "missing required key 'op'");
-    ok = false;
-  } else if (op->is_string()) {
-    t.op = op->s;
-  } else {
-    const Value* type = op->is_map() ? op->find("type") : nullptr;
-    if (type && python_str(*type) == "module") {
-      t.module = parser_.module(*op, path_ + ".op");
-      ok = ok && t.module.has_value();
-    } else {
-      parser_.error(*op, path_ + ".op",
-                    "op must be an operator name or a module, template_module or "
-                    "template_compare_pair node");
-      ok = false;
-    }
+    return false;
   }
+  if (op->is_string()) {
+    t.op = op->s;
+    return true;
+  }
+  const Value* type = op->is_map() ? op->find("type") : nullptr;
+  if (!type || python_str(*type) != "module") {
+    parser_.error(*op, path_ + ".op",
+                  "op must be an operator name or a module, template_module or "
+                  "template_compare_pair node");
+    return false;
+  }
+  t.module = parser_.module(*op, path_ + ".op");
+  return t.module.has_value();
+}
+
+bool Expander::parse_inputs(const Value& v, Test& t) {
+  bool ok = true;
   const Value* in = v.find("in");
   if (!in) {
     parser_.error(v, path_, "missing required key 'in'");
@@ -385,68 +386,86 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
         ok = false;
     }
   }
-  if (const Value* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
-    if (!kwargs->is_map()) {
-      parser_.error(*kwargs, path_ + ".kwargs", "kwargs must be a mapping of names to nodes");
-      ok = false;
-    } else {
-      for (const auto& [key, value] : kwargs->entries) {
-        auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
-        if (n)
-          t.kwargs.emplace_back(python_str(key), std::move(*n));
-        else
-          ok = false;
-      }
-    }
+  const Value* kwargs = v.find("kwargs");
+  if (!kwargs || kwargs->is_null()) return ok;
+  if (!kwargs->is_map()) {
+    parser_.error(*kwargs, path_ + ".kwargs", "kwargs must be a mapping of names to nodes");
+    return false;
   }
-  if (const Value* out = v.find("out")) t.out = *out;
-  if (const Value* device = v.find("device")) {
-    static const std::map<std::string, Device> devices = {
-        {"cpu", Device::Cpu}, {"gpu", Device::Gpu}, {"cuda", Device::Cuda}, {"mps", Device::Mps}};
-    std::string d = python_str(*device);
-    auto it = devices.find(d);
-    if (it == devices.end()) {
-      parser_.error(*device, path_ + ".device",
-                    "unknown device '" + d + "'" +
-                        did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
-                        "; expected cpu, gpu, cuda or mps");
+  for (const auto& [key, value] : kwargs->entries) {
+    auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
+    if (n)
+      t.kwargs.emplace_back(python_str(key), std::move(*n));
+    else
       ok = false;
-    } else {
-      t.device = it->second;
-    }
   }
-  if (const Value* cast = v.find("cast_input0_to_complex")) {
-    if (!cast->is_bool()) {
-      parser_.error(*cast, path_ + ".cast_input0_to_complex",
-                    "cast_input0_to_complex must be a bool");
-      ok = false;
-    } else {
-      t.cast_input0_to_complex = cast->b;
-      if (cast->b && t.in.empty() && in && in->is_list()) {
-        parser_.error(*cast, path_ + ".cast_input0_to_complex",
-                      "cast_input0_to_complex needs an input 0");
-        ok = false;
-      } else if (cast->b && !t.in.empty() && t.in[0].type != NodeType::Tensor &&
-                 t.in[0].type != NodeType::ConstTensor) {
-        parser_.error(*cast, path_ + ".cast_input0_to_complex",
-                      "cast_input0_to_complex needs input 0 to be a tensor");
-        ok = false;
-      } else if (cast->b && !t.in.empty() &&
-                 (t.in[0].shape.empty() || t.in[0].shape.back() != 2 ||
-                  c10::isComplexType(t.in[0].dtype) || !c10::isFloatingType(t.in[0].dtype))) {
-        parser_.error(
-            *cast, path_ + ".cast_input0_to_complex",
-            "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
-        ok = false;
-      }
-    }
+  return ok;
+}
+
+bool Expander::parse_device(const Value& v, Test& t) {
+  const Value* device = v.find("device");
+  if (!device) return true;
+  static const std::map<std::string, Device> devices = {
+      {"cpu", Device::Cpu}, {"gpu", Device::Gpu}, {"cuda", Device::Cuda}, {"mps", Device::Mps}};
+  std::string d = python_str(*device);
+  auto it = devices.find(d);
+  if (it == devices.end()) {
+    parser_.error(*device, path_ + ".device",
+                  "unknown device '" + d + "'" +
+                      did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
+                      "; expected cpu, gpu, cuda or mps");
+    return false;
   }
-  if (auto [it, inserted] = ids_.emplace(t.id, t.pos); !inserted) {
+  t.device = it->second;
+  return true;
+}
+
+// cast_input0_to_complex needs input 0 to be a real floating tensor packed as [..., 2].
+bool Expander::parse_cast(const Value& v, Test& t, bool inputs_ok) {
+  const Value* cast = v.find("cast_input0_to_complex");
+  if (!cast) return true;
+  std::string path = path_ + ".cast_input0_to_complex";
+  if (!cast->is_bool()) {
+    parser_.error(*cast, path, "cast_input0_to_complex must be a bool");
+    return false;
+  }
+  t.cast_input0_to_complex = cast->b;
+  if (!cast->b || !inputs_ok) return true;
+  const Node* first = t.in.empty() ? nullptr : &t.in[0];
+  bool packable =
+      first && (first->type == NodeType::Tensor || first->type == NodeType::ConstTensor) &&
+      !first->shape.empty() && first->shape.back() == 2 && c10::isFloatingType(first->dtype);
+  if (!packable)
+    parser_.error(
+        *cast, path,
+        "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
+  return packable;
+}
+
+bool Expander::claim_id(const Value& v, const Test& t) {
+  auto [it, inserted] = ids_.emplace(t.id, t.pos);
+  if (!inserted)
     parser_.error(
         v, path_,
         "duplicate test id '" + t.id + "' (also produced by the test at " + it->second.str() + ")");
-    ok = false;
-  }
+  return inserted;
+}
+
+std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std::string id,
+                                         std::string pair) {
+  parser_.check_keys(v, kTestKeys, path_);
+  Test t;
+  t.id = std::move(id);
+  t.pair = std::move(pair);
+  t.pos = v.pos;
+  t.directory = raw.directory;
+  if (const Value* impl = v.find("impl")) t.impl = python_str(*impl);
+  if (const Value* out = v.find("out")) t.out = *out;
+  bool ok = parse_op(v, t);
+  bool inputs_ok = parse_inputs(v, t);
+  ok = parse_device(v, t) && ok;
+  ok = parse_cast(v, t, inputs_ok) && inputs_ok && ok;
+  ok = claim_id(v, t) && ok;
   if (!ok) return std::nullopt;
   suite_.tests.push_back(std::move(t));
   return suite_.tests.size() - 1;
