@@ -315,8 +315,8 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const Value& v, const std:
   return out;
 }
 
-// init, low/high, mean/std, p, requires_grad: shared by tensors, scalar tensors and scalars.
-bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool is_scalar) {
+// low/high (inclusive, given together), mean, std and p, with their bounds.
+bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bool is_scalar) {
   bool ok = true;
   auto field = [&](const char* key, double& into) {
     if (const Value* f = v.find(key)) {
@@ -326,9 +326,7 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
         ok = false;
     }
   };
-  bool is_bool = n.dtype == c10::ScalarType::Bool;
-  bool is_integral = c10::isIntegralType(n.dtype, false);
-  if (is_scalar) {
+  if (is_scalar) {  // scalars default to [-3, 3], tensors to [0, 10]
     n.low = -3;
     n.high = 3;
   }
@@ -359,36 +357,46 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
     error(*s, path + ".std", "std must be non-negative, got " + python_float(n.std));
     ok = false;
   }
-  // Default method by dtype; a range on a float tensor asks for uniform sampling in it.
-  n.init = is_bool       ? Init::Bernoulli
-           : is_integral ? Init::Randint
-           : n.has_range ? Init::Uniform
-                         : Init::Normal;
-  if (const Value* init = v.find("init")) {
-    std::string name = python_str(*init);
-    auto it = std::find_if(kInits.begin(), kInits.end(), [&](auto& e) { return e.first == name; });
-    Keys init_names;
-    for (const auto& e : kInits) init_names.push_back(e.first);
-    if (it == kInits.end()) {
-      error(*init, path + ".init",
-            "unknown init '" + name + "'" + did_you_mean(name, init_names) +
-                "; expected one of: " + join(init_names));
-      ok = false;
-    } else if (!init_applies(it->second, n.dtype)) {
-      error(*init, path + ".init",
-            "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
-      ok = false;
-    } else {
-      n.init = it->second;
-    }
+  return ok;
+}
+
+// The init method: given, or the dtype's default (a range on a float tensor means uniform).
+bool NodeParser::init_method(Node& n, const Value& v, const std::string& path) {
+  n.init = n.dtype == c10::ScalarType::Bool      ? Init::Bernoulli
+           : c10::isIntegralType(n.dtype, false) ? Init::Randint
+           : n.has_range                         ? Init::Uniform
+                                                 : Init::Normal;
+  const Value* init = v.find("init");
+  if (!init) return true;
+  std::string name = python_str(*init);
+  Keys names;
+  for (const auto& e : kInits) names.push_back(e.first);
+  auto it = std::find_if(kInits.begin(), kInits.end(), [&](auto& e) { return e.first == name; });
+  if (it == kInits.end()) {
+    error(*init, path + ".init",
+          "unknown init '" + name + "'" + did_you_mean(name, names) +
+              "; expected one of: " + join(names));
+    return false;
   }
+  if (!init_applies(it->second, n.dtype)) {
+    error(*init, path + ".init",
+          "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
+    return false;
+  }
+  n.init = it->second;
+  return true;
+}
+
+// init, low/high, mean/std, p, requires_grad: shared by tensors, scalar tensors and scalars.
+bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool is_scalar) {
+  bool ok = parameters(n, v, path, is_scalar);
+  ok = init_method(n, v, path) && ok;
   if (const Value* rg = v.find("requires_grad")) {
     if (!rg->is_bool()) {
       error(*rg, path + ".requires_grad", "requires_grad must be a bool");
-      ok = false;
-    } else {
-      n.requires_grad = rg->b;
+      return false;
     }
+    n.requires_grad = rg->b;
   }
   return ok;
 }

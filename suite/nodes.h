@@ -57,6 +57,8 @@ class NodeParser {
 
   std::optional<c10::ScalarType> dtype(const Value& v, const std::string& path, bool scalar);
   bool sampling(Node& n, const Value& v, const std::string& path, bool is_scalar);
+  bool parameters(Node& n, const Value& v, const std::string& path, bool is_scalar);
+  bool init_method(Node& n, const Value& v, const std::string& path);
   std::optional<std::vector<int64_t>> shape(const Value& v, const std::string& path);
   bool value_matches_shape(const Value& value, const Node& n, size_t depth,
                            const std::string& path);
