@@ -43,6 +43,10 @@ class Expander {
   std::optional<Template> parse_template(const Value& op, const std::string& path);
   std::vector<Assignment> assignments(const Template& t, const Value* cases,
                                       const std::string& path);
+  std::optional<std::vector<const Value*>> case_list(const Template& t, const Value* cases,
+                                                     const std::string& path);
+  void expand_case(const Template& t, const Value* c, const std::string& path,
+                   std::vector<Assignment>& out);
   // Replaces var nodes in v by their values (a dim symbol by its integer).
   Value substitute(const Value& v, const Assignment& env, const std::string& path);
   // The raw test with its op replaced and vars substituted in in/kwargs.
@@ -133,72 +137,77 @@ std::optional<Template> Expander::parse_template(const Value& op, const std::str
   return t;
 }
 
-std::vector<Assignment> Expander::assignments(const Template& t, const Value* cases,
-                                              const std::string& path) {
+// The template's cases (one empty case when there are none); nullopt if they are invalid.
+std::optional<std::vector<const Value*>> Expander::case_list(const Template& t, const Value* cases,
+                                                             const std::string& path) {
+  if (!cases || cases->is_null()) return std::vector<const Value*>{nullptr};
+  if (!cases->is_list()) {
+    parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
+    return std::nullopt;
+  }
   Keys declared;
   for (const auto& [name, values] : t.vars) declared.push_back(name);
-  std::vector<const Value*> case_list;
-  if (cases && !cases->is_null()) {
-    if (!cases->is_list()) {
-      parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
-      return {};
+  std::vector<const Value*> out;
+  bool ok = true;
+  for (size_t k = 0; k < cases->items.size(); ++k) {
+    const Value& c = cases->items[k];
+    std::string p = path + ".cases[" + std::to_string(k) + "]";
+    if (!c.is_map()) {
+      parser_.error(c, p, "a case must be a mapping of var names to values");
+      ok = false;
+      continue;
     }
-    bool ok = true;
-    for (size_t k = 0; k < cases->items.size(); ++k) {
-      const Value& c = cases->items[k];
-      std::string p = path + ".cases[" + std::to_string(k) + "]";
-      if (!c.is_map()) {
-        parser_.error(c, p, "a case must be a mapping of var names to values");
-        ok = false;
-        continue;
-      }
-      for (const auto& [key, value] : c.entries) {
-        std::string name = python_str(key);
-        if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
-          parser_.error(key, p,
-                        "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
-          ok = false;
-        }
-      }
-      case_list.push_back(&c);
+    for (const auto& [key, value] : c.entries) {
+      std::string name = python_str(key);
+      if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
+      parser_.error(key, p,
+                    "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
+      ok = false;
     }
-    if (!ok) return {};
-  } else {
-    case_list.push_back(nullptr);  // one empty case: the full product
+    out.push_back(&c);
   }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+// The assignments of one case: its values, vars named like dims bound to the dim (never
+// iterated), and the Cartesian product of the other vars in name order, the first slowest.
+void Expander::expand_case(const Template& t, const Value* c, const std::string& path,
+                           std::vector<Assignment>& out) {
+  Assignment fixed;
+  std::vector<const std::pair<std::string, std::vector<Value>>*> free;
+  for (const auto& var : t.vars) {
+    const Value* given = c ? c->find(var.first) : nullptr;
+    auto dim = doc_.dims.find(var.first);
+    if (given) {
+      fixed.emplace_back(var.first, *given);
+    } else if (dim != doc_.dims.end()) {
+      diagnostics_.warning(var.second.front().pos, parser_.test(), path + ".vars." + var.first,
+                           "var '" + var.first +
+                               "' has the name of a dim: it is bound to the dim's value " +
+                               std::to_string(dim->second) + " and not iterated");
+      fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));
+    } else {
+      free.push_back(&var);
+    }
+  }
+  std::vector<size_t> index(free.size(), 0);  // an odometer over the free vars
+  while (true) {
+    Assignment a = fixed;
+    for (size_t k = 0; k < free.size(); ++k)
+      a.emplace_back(free[k]->first, free[k]->second[index[k]]);
+    out.push_back(std::move(a));
+    size_t k = free.size();
+    while (k > 0 && ++index[k - 1] == free[k - 1]->second.size()) index[--k] = 0;
+    if (k == 0) break;
+  }
+}
+
+std::vector<Assignment> Expander::assignments(const Template& t, const Value* cases,
+                                              const std::string& path) {
   std::vector<Assignment> out;
-  for (const Value* c : case_list) {
-    // Start from the case; vars named like dims are bound to the dim, never iterated.
-    Assignment fixed;
-    std::vector<const std::pair<std::string, std::vector<Value>>*> free;
-    for (const auto& var : t.vars) {
-      const Value* given = c ? c->find(var.first) : nullptr;
-      auto dim = doc_.dims.find(var.first);
-      if (given) {
-        fixed.emplace_back(var.first, *given);
-      } else if (dim != doc_.dims.end()) {
-        diagnostics_.warning(var.second.front().pos, parser_.test(), path + ".vars." + var.first,
-                             "var '" + var.first +
-                                 "' has the name of a dim: it is bound to the "
-                                 "dim's value " +
-                                 std::to_string(dim->second) + " and not iterated");
-        fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));
-      } else {
-        free.push_back(&var);
-      }
-    }
-    // Cartesian product of the free vars in name order, the first one varying slowest.
-    std::vector<size_t> index(free.size(), 0);
-    while (true) {
-      Assignment a = fixed;
-      for (size_t k = 0; k < free.size(); ++k)
-        a.emplace_back(free[k]->first, free[k]->second[index[k]]);
-      out.push_back(std::move(a));
-      size_t k = free.size();
-      while (k > 0 && ++index[k - 1] == free[k - 1]->second.size()) index[--k] = 0;
-      if (k == 0) break;
-    }
-  }
+  if (auto list = case_list(t, cases, path))
+    for (const Value* c : *list) expand_case(t, c, path, out);
   return out;
 }
 
