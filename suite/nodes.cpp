@@ -360,11 +360,11 @@ bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bo
   return ok;
 }
 
-// The init method: given, or the dtype's default (a range on a float tensor means uniform).
+// The init method: given, or the dtype's default (bool: bernoulli, integer: randint, floating
+// and complex: normal).
 bool NodeParser::init_method(Node& n, const Value& v, const std::string& path) {
   n.init = n.dtype == c10::ScalarType::Bool      ? Init::Bernoulli
            : c10::isIntegralType(n.dtype, false) ? Init::Randint
-           : n.has_range                         ? Init::Uniform
                                                  : Init::Normal;
   const Value* init = v.find("init");
   if (!init) return true;
