@@ -41,6 +41,7 @@ class Expander {
   void expand_module_template(const RawTest& raw, const Value& op);
   void expand_compare_pair(const RawTest& raw, const Value& op);
   std::optional<Template> parse_template(const Value& op, const std::string& path);
+  bool check_var_value(const Value& v, const std::string& path);
   std::vector<Assignment> assignments(const Template& t, const Value* cases,
                                       const std::string& path);
   std::optional<std::vector<const Value*>> case_list(const Template& t, const Value* cases,
@@ -100,6 +101,21 @@ void Expander::expand(const RawTest& raw, size_t position) {
   add_test(raw, test, name, "");
 }
 
+// Var values (in vars and cases) are plain values; a dim symbol must be written bare.
+bool Expander::check_var_value(const Value& v, const std::string& path) {
+  if (v.is_map() && (v.find("type") || v.find("var") || v.find("ref"))) {
+    parser_.error(v, path, "var values must be plain values, not nodes");
+    return false;
+  }
+  if (v.is_string() && v.quoted && doc_.dims.count(v.s)) {
+    parser_.error(v, path,
+                  "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " + v.s +
+                      " unquoted");
+    return false;
+  }
+  return true;
+}
+
 std::optional<Template> Expander::parse_template(const Value& op, const std::string& path) {
   const Value* vars = op.find("vars");
   if (!vars || !vars->is_map() || vars->entries.empty()) {
@@ -115,19 +131,8 @@ std::optional<Template> Expander::parse_template(const Value& op, const std::str
       ok = false;
       continue;
     }
-    for (size_t k = 0; k < values.items.size(); ++k) {
-      const Value& v = values.items[k];
-      std::string pk = p + "[" + std::to_string(k) + "]";
-      if (v.is_map() && (v.find("type") || v.find("var") || v.find("ref"))) {
-        parser_.error(v, pk, "var values must be plain values, not nodes");
-        ok = false;
-      } else if (v.is_string() && v.quoted && doc_.dims.count(v.s)) {
-        parser_.error(v, pk,
-                      "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " +
-                          v.s + " unquoted");
-        ok = false;
-      }
-    }
+    for (size_t k = 0; k < values.items.size(); ++k)
+      ok = check_var_value(values.items[k], p + "[" + std::to_string(k) + "]") && ok;
     t.vars.emplace_back(name, values.items);
   }
   std::sort(t.vars.begin(), t.vars.end(), [](auto& a, auto& b) { return a.first < b.first; });
@@ -159,6 +164,7 @@ std::optional<std::vector<const Value*>> Expander::case_list(const Template& t, 
     }
     for (const auto& [key, value] : c.entries) {
       std::string name = python_str(key);
+      ok = check_var_value(value, p + "." + name) && ok;
       if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
       parser_.error(key, p,
                     "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));

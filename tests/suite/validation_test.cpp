@@ -295,6 +295,13 @@ TEST(Validation, TemplateQuotedDimValue) {
                "is quoted, so it is a string, not a dim symbol");
 }
 
+TEST(Validation, TemplateQuotedDimValueInCase) {
+  std::string y = std::string(kTemplateHead) +
+                  "      vars: {f: [N]}\n      cases:\n        - {f: 'N'}\n    in: []\n";
+  expect_error(y, "'N'", "tests[0].op.cases[0].f",
+               "is quoted, so it is a string, not a dim symbol");
+}
+
 TEST(Validation, CasesOnlyUseDeclaredVars) {
   std::string y = std::string(kTemplateHead) +
                   "      vars: {alpha: [1]}\n      cases:\n        - {alpah: 2}\n    in: []\n";
