@@ -1,19 +1,23 @@
 #include "suite/ids.h"
 
-#include <locale.h>
-#include <wctype.h>
-
 #include <algorithm>
+#include <iterator>
 
 namespace opsfuzz::suite {
 
 namespace {
 
-// Unicode character classes come from the C.UTF-8 locale, not the process locale.
+// Python's str.isalnum() for one code point.
 bool is_alnum(char32_t c) {
-  if (c < 0x80) return std::isalnum(static_cast<int>(c)) != 0;
-  static locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
-  return utf8 && iswalnum_l(static_cast<wint_t>(c), utf8);
+  struct Range {
+    char32_t first, last;
+  };
+  static constexpr Range kAlnum[] = {
+#include "suite/unicode_alnum.inc"
+  };
+  auto it = std::upper_bound(std::begin(kAlnum), std::end(kAlnum), c,
+                             [](char32_t x, const Range& r) { return x < r.first; });
+  return it != std::begin(kAlnum) && c <= std::prev(it)->last;
 }
 
 // Decodes one UTF-8 code point starting at text[k]; advances k. Invalid bytes count as one.

@@ -40,6 +40,9 @@ TEST(Ids, SanitizingKeepsUnicodeLetters) {
             (std::vector<std::string>{"t__v=café", "t__v=日本", "t__v=a_b", "t__v=x_y", "t__v=_5",
                                       "t__v=Ω"}));
   EXPECT_EQ(sanitize_id_value("a-b_c.d"), "a-b_c_d");
+  // Python's isalnum: letters and numbers of every script, not marks or symbols.
+  EXPECT_EQ(sanitize_id_value("²½①Ⅻǅー١𝟙"), "²½①Ⅻǅー١𝟙");
+  EXPECT_EQ(sanitize_id_value("é\u0301·€😀ा"), "é_____");
   EXPECT_EQ(sanitize_op("aten::add.Tensor"), "aten__add_Tensor");
 }
 
