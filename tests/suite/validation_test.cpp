@@ -405,3 +405,20 @@ TEST(Validation, LoadSuiteThrowsWithEveryError) {
 
 }  // namespace
 }  // namespace opsfuzz::suite
+
+namespace opsfuzz::suite {
+namespace {
+
+TEST(Validation, DocumentShape) {
+  expect_error("# only a comment\n", "# only", "",
+               "a suite file must be a mapping with a 'tests' list");
+  expect_error("tests: [3]\n", "3]", "tests[0]", "a test must be a mapping");
+  expect_error("tests:\n  - {id: t, op: aten::relu, in: 3}\n", "3}", "tests[0].in",
+               "in must be a list of nodes");
+  expect_error("tests:\n  - {id: t, op: aten::relu, in: [], kwargs: [1]}\n", "[1]",
+               "tests[0].kwargs", "kwargs must be a mapping of names to nodes");
+  EXPECT_TRUE(testing::valid("tests:\n").tests.empty());
+}
+
+}  // namespace
+}  // namespace opsfuzz::suite
