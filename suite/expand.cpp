@@ -1,5 +1,4 @@
 // Template expansion and test parsing: from the merged document to a Suite of concrete tests.
-#include <filesystem>
 #include <map>
 
 #include "suite/ids.h"

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "suite/diagnostics.h"
@@ -30,6 +31,20 @@ std::pair<std::string, std::string> split_name(const std::string& full) {
 
 std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type,
                                   std::optional<int32_t> fixed_size);
+
+// Memory formats and layouts by their Python names ("channels_last", "torch.strided").
+std::optional<c10::IValue> enum_by_name(const std::string& raw) {
+  static const std::map<std::string, int64_t> names = {
+      {"contiguous_format", static_cast<int64_t>(c10::MemoryFormat::Contiguous)},
+      {"preserve_format", static_cast<int64_t>(c10::MemoryFormat::Preserve)},
+      {"channels_last", static_cast<int64_t>(c10::MemoryFormat::ChannelsLast)},
+      {"channels_last_3d", static_cast<int64_t>(c10::MemoryFormat::ChannelsLast3d)},
+      {"strided", static_cast<int64_t>(c10::Layout::Strided)},
+      {"sparse_coo", static_cast<int64_t>(c10::Layout::Sparse)}};
+  auto it = names.find(raw.starts_with("torch.") ? raw.substr(6) : raw);
+  if (it == names.end()) return std::nullopt;
+  return c10::IValue(it->second);
+}
 
 // A list value converted element by element to a typed list of `elem`.
 std::optional<c10::IValue> coerce_list(const c10::IValue& v, const c10::TypePtr& elem,
@@ -95,6 +110,7 @@ std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type
     case K::LayoutType:
     case K::MemoryFormatType:
       if (v.isInt()) return v;
+      if (v.isString()) return enum_by_name(v.toStringRef());
       return std::nullopt;
     case K::DeviceObjType:
       if (v.isDevice()) return v;

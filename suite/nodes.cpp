@@ -263,7 +263,7 @@ std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::stri
       from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
     else if (k == "int")
       from_kind = c10::ScalarType::Long;
-    else if (k == "bool" || (kind->is_bool()))
+    else if (k == "bool")
       from_kind = c10::ScalarType::Bool;
     else
       error(*kind, path + ".kind",

@@ -75,6 +75,10 @@ TEST(Invoke, PythonLikeConversions) {
                 .toTensor()
                 .size(0),
             3);
+  at::Tensor nchw = call_op("aten::contiguous", {at::rand({1, 2, 3, 3})},
+                            {{"memory_format", std::string("torch.channels_last")}})
+                        .toTensor();
+  EXPECT_TRUE(nchw.is_contiguous(at::MemoryFormat::ChannelsLast));
   // Optional arguments default to None.
   EXPECT_EQ(call_op("aten::linear", {at::ones({2, 3}), at::ones({4, 3})}, {}).toTensor().sizes(),
             at::IntArrayRef({2, 4}));
