@@ -13,11 +13,10 @@ namespace opsfuzz::suite {
 // Calls `aten::NAME[.OVERLOAD]` (or `NAME[.OVERLOAD]`, meaning aten::). Arguments are bound
 // against the schema: positionals, keywords by name, defaults filled, types checked and
 // converted (int to float, dtype / memory format / layout names to their enums, an int to an
-// int[N]). Without an overload,
-// the overloads are tried in registration order and the first that accepts the arguments runs.
-// Returns the single result, or a tuple of results. Throws std::invalid_argument when no
-// overload accepts the arguments (the message says why for each), and the kernel's error
-// (c10::Error) when the call itself fails.
+// int[N]). Without an overload, dispatcher overloads and then TorchScript-only ones are tried in
+// registration order and the first that accepts the arguments runs. Returns the single result,
+// or a tuple of results. Throws std::invalid_argument when no overload accepts the arguments
+// (the message says why for each), and the kernel's error (c10::Error) when the call fails.
 c10::IValue call_op(const std::string& name, const std::vector<c10::IValue>& args,
                     const Kwargs& kwargs);
 
