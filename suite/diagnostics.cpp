@@ -13,10 +13,8 @@ std::string Diagnostic::str() const {
 
 void Diagnostics::add(Diagnostic d) {
   // A template expands into many tests: report a problem of its shared parts once.
-  for (const auto& old : items_)
-    if (old.pos.line == d.pos.line && old.pos.column == d.pos.column && old.message == d.message &&
-        old.pos.file == d.pos.file)
-      return;
+  std::string key = d.pos.str() + '\n' + d.message;
+  if (!seen_.insert(std::move(key)).second) return;
   if (d.severity == Diagnostic::Severity::Error) ++errors_;
   items_.push_back(std::move(d));
 }

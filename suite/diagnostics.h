@@ -1,6 +1,7 @@
 // Validation errors and warnings: where (file:line:column), which test, which path, why.
 #pragma once
 
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,7 @@ class Diagnostics {
  private:
   void add(Diagnostic d);
   std::vector<Diagnostic> items_;
+  std::set<std::string> seen_;  // position and message of each item
   size_t errors_ = 0;
 };
 
