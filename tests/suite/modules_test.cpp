@@ -83,6 +83,34 @@ TEST(Modules, EvalModeAndSemantics) {
   EXPECT_TRUE(bn.allclose(input / std::sqrt(1 + 1e-5)));
 }
 
+// The C++ layers are sequence-first: batch_first=True must equal the transposed computation.
+TEST(Modules, BatchFirstMatchesSequenceFirst) {
+  at::Tensor x = at::randn({5, 2, 8});  // (sequence, batch, features)
+  at::Tensor xb = x.transpose(0, 1).contiguous();
+  for (const char* path : {"torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer"}) {
+    bool attention = std::string(path).ends_with("Attention");
+    std::vector<c10::IValue> inputs =
+        attention ? std::vector<c10::IValue>{x, x, x} : std::vector<c10::IValue>{x};
+    std::vector<c10::IValue> batch_inputs =
+        attention ? std::vector<c10::IValue>{xb, xb, xb} : std::vector<c10::IValue>{xb};
+    torch::manual_seed(3);
+    auto seq = make_module(path, {8, 2}, {});
+    torch::manual_seed(3);
+    auto batch = make_module(path, {8, 2}, {{"batch_first", true}});
+    c10::IValue a = seq->forward(inputs, {}), b = batch->forward(batch_inputs, {});
+    at::Tensor ta = attention ? a.toTupleRef().elements()[0].toTensor() : a.toTensor();
+    at::Tensor tb = attention ? b.toTupleRef().elements()[0].toTensor() : b.toTensor();
+    EXPECT_TRUE(ta.allclose(tb.transpose(0, 1), 1e-5, 1e-6)) << path;
+  }
+}
+
+TEST(Modules, UpsampleSizeAppliesToEverySpatialDim) {
+  auto up = make_module("torch.nn.Upsample", {}, {{"size", 3}});
+  EXPECT_EQ(up->forward({at::ones({1, 1, 2})}, {}).toTensor().sizes(), at::IntArrayRef({1, 1, 3}));
+  EXPECT_EQ(up->forward({at::ones({1, 1, 2, 2})}, {}).toTensor().sizes(),
+            at::IntArrayRef({1, 1, 3, 3}));
+}
+
 TEST(Modules, WeightsAreDeterministic) {
   const char* linear = "{type: module, path: torch.nn.Linear, args: [4, 3]}";
   const char* x = "{type: tensor, shape: [2, 4], kind: float}";
