@@ -15,7 +15,7 @@ int run_cli(const std::string& command, const std::vector<std::string>& args, st
 // Whether run_cli handles `command`.
 bool is_cli_command(const std::string& command);
 
-// One usage line per command, for the program's help.
+// The usage text of the three commands (a few lines each), for the program's help.
 std::string cli_usage();
 
 }  // namespace opsfuzz::suite
