@@ -30,12 +30,14 @@ class Rng {
     s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t, s_[3] = rotl(s_[3], 45);
     return result;
   }
+  // Uniform in [0, n) by multiply-shift (no division; the bias is below 2^-40 for our n).
+  uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
   // Uniform integer in [lo, hi].
   int64_t uniform_int(int64_t lo, int64_t hi) {
     uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-    return span == 0 ? static_cast<int64_t>(next()) : lo + static_cast<int64_t>(next() % span);
+    return span == 0 ? static_cast<int64_t>(next()) : lo + static_cast<int64_t>(below(span));
   }
-  size_t index(size_t n) { return static_cast<size_t>(next() % n); }
+  size_t index(size_t n) { return static_cast<size_t>(below(n)); }
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   double uniform_real(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
   bool chance(double p) { return uniform01() < p; }

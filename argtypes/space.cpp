@@ -1,6 +1,7 @@
 #include "argtypes/space.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -40,8 +41,15 @@ VariableSpace::VariableSpace(VarType type) : type_(type) {
   } else if (type == VarType::String || type == VarType::Tuple) {
     cofinite_ = true;
   } else {
-    auto vs = universe_values(type);
-    values_.insert(vs.begin(), vs.end());
+    static const auto universes = [] {  // built once: the solver makes these spaces constantly
+      std::array<Values, 8> u;
+      for (int t = 0; t < 8; ++t) {
+        auto vs = universe_values(static_cast<VarType>(t));
+        u[static_cast<size_t>(t)].insert(vs.begin(), vs.end());
+      }
+      return u;
+    }();
+    values_ = universes[static_cast<size_t>(type)];
   }
 }
 

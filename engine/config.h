@@ -18,6 +18,7 @@ struct Limits {
   int64_t int_lo = -20, int_hi = 20;      // other integer values unless constrained
   double float_lo = -20, float_hi = 20;   // float scalars and arguments unless constrained
   int variants = 6;                  // values tried for a focused (non-dtype) attribute
+  int tuples_per_focus = 8;          // tuples generated for each focused attribute, at least
   int retries = 8;                   // attempts before a tuple is given up
 };
 

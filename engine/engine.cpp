@@ -62,12 +62,14 @@ constexpr double kWindow = 1 << 20;
 
 // ---- AttributeEngine ---------------------------------------------------------------------
 
+AttributeEngine::AttributeEngine(const Config& cfg) : cfg_(cfg), dtypes_(dtype_space(cfg.tensor)) {}
+
 VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg& self) const {
   const auto& lim = cfg_.limits;
   const auto& tc = cfg_.tensor;
   switch (a) {
     case A::Optional: return VariableSpace(VarType::Bool);
-    case A::Dtype: return is_scalar(type) ? VariableSpace(VarType::ScalarDtype) : dtype_space(tc);
+    case A::Dtype: return is_scalar(type) ? VariableSpace(VarType::ScalarDtype) : dtypes_;
     case A::Length:
       return VariableSpace::range(VarType::Int, 0, is_tensor_list(type) ? lim.max_tensor_list : lim.max_int_list);
     case A::Rank: return VariableSpace::range(VarType::Int, tc.zero_dim ? 0 : 1, lim.max_rank);
@@ -83,7 +85,7 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
       case ScalarDtype::Float: return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
     }
   }
-  if (is_scalar_type(type)) return dtype_space(tc);
+  if (is_scalar_type(type)) return dtypes_;
   if (is_memory_format(type)) return VariableSpace(VarType::MemoryFormat);
   if (is_bool(type)) return VariableSpace(VarType::Bool);
   if (is_float(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
@@ -223,7 +225,8 @@ bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const In
     size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
     auto c = attrs_.candidates(space, static_cast<size_t>(cfg_.limits.variants), *rng_, all);
     variants_ = std::max(variants_, static_cast<int>(c.size()));
-    out = c[static_cast<size_t>(req_.variant) % c.size()];
+    // Past the candidates (tuples_per_focus > variants), the focused attribute is drawn at random.
+    out = static_cast<size_t>(req_.variant) < c.size() ? c[static_cast<size_t>(req_.variant)] : attrs_.pick(space, *rng_);
   } else {
     out = attrs_.pick(space, *rng_);
   }
@@ -242,7 +245,8 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
   if (!space_for(A::Value, entry_, count, nullptr, t.values)) return false;
   if (req_.focus == A::Value) {
-    t.profile = kValueProfiles[static_cast<size_t>(req_.variant) % std::size(kValueProfiles)];
+    size_t v = static_cast<size_t>(req_.variant);
+    t.profile = v < std::size(kValueProfiles) ? kValueProfiles[v] : kValueProfiles[rng_->index(std::size(kValueProfiles))];
     variants_ = static_cast<int>(std::size(kValueProfiles));
   }
   return true;
@@ -353,7 +357,8 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
     } catch (const std::exception& e) {
       throw std::runtime_error(spec_.op() + ": argument '" + spec_.args()[arg].name + "': " + e.what());
     }
-    if (arg == task.arg) out.variants = args_.variants();
+    // Every focus yields at least tuples_per_focus tuples: its candidates, then random values.
+    if (arg == task.arg) out.variants = std::max(args_.variants(), cfg_.limits.tuples_per_focus);
     if (materialize) materialize(arg, out.metas[static_cast<size_t>(arg)]);
   }
   if (!task.valid()) out.violated = spec_.args()[task.arg].constraints[task.constraint].label;

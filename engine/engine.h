@@ -30,7 +30,7 @@ struct DeadEnd {
 
 class AttributeEngine {
  public:
-  explicit AttributeEngine(const Config& cfg) : cfg_(cfg) {}
+  explicit AttributeEngine(const Config& cfg);
   // Every value the variable may take before constraints (the limits of the config).
   VariableSpace universe(ArgType type, Attribute a, const MetaArg& self) const;
   // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
@@ -45,6 +45,7 @@ class AttributeEngine {
 
  private:
   const Config& cfg_;
+  VariableSpace dtypes_;  // the tensor dtypes the config allows
 };
 
 struct ArgRequest {

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -20,6 +21,7 @@ double subnormal(c10::ScalarType t) {
 }
 
 template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
+  if (gen.fill_plain(data, n, rng)) return;
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(gen.next(rng));
 }
 
@@ -27,6 +29,7 @@ template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rn
 template <class T> void fill_int(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
   constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
   constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (gen.fill_plain(data, n, rng)) return;  // its window lies inside the dtype's range
   for (int64_t i = 0; i < n; ++i) {
     double v = gen.next(rng);
     data[i] = v >= hi ? std::numeric_limits<T>::max() : v <= lo ? std::numeric_limits<T>::lowest() : static_cast<T>(v);
@@ -48,7 +51,8 @@ at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
   switch (meta.dtype) {
     case S::Bool: {
       bool* d = t.data_ptr<bool>();
-      for (int64_t i = 0; i < n; ++i) d[i] = gen.next(rng) != 0;
+      if (!gen.fill_plain(d, n, rng))
+        for (int64_t i = 0; i < n; ++i) d[i] = gen.next(rng) != 0;
       break;
     }
     case S::Byte: fill_int(t.data_ptr<uint8_t>(), n, gen, rng); break;
@@ -83,6 +87,7 @@ at::Tensor TensorGenerator::relayout(const at::Tensor& t, Rng& rng) const {
       std::vector<int64_t> perm(static_cast<size_t>(r)), inverse(static_cast<size_t>(r));
       std::iota(perm.begin(), perm.end(), 0);
       for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.index(i + 1)]);
+      if (std::is_sorted(perm.begin(), perm.end())) std::rotate(perm.begin(), perm.begin() + 1, perm.end());
       for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
       return t.permute(perm).contiguous().permute(inverse);
     }

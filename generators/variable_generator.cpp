@@ -32,6 +32,11 @@ VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile pr
     if (tiny > 0) admit(specials_, tiny), admit(specials_, -tiny);
   }
   for (const auto& w : windows_) total_ += w.hi - w.lo + (is_int_ ? 1 : 0);
+  plain_ = profile == ValueProfile::Uniform && space.is_interval() && windows_.size() == 1;
+  if (plain_) {
+    lo_ = windows_[0].lo, width_ = windows_[0].hi - windows_[0].lo;
+    span_ = static_cast<uint64_t>(width_) + 1;
+  }
 }
 
 double VariableGenerator::nearest(double v) const {
@@ -67,7 +72,7 @@ double VariableGenerator::uniform(Rng& rng) {
   return rng.uniform_real(w->lo, w->hi);
 }
 
-double VariableGenerator::next(Rng& rng) {
+double VariableGenerator::next_profiled(Rng& rng) {
   switch (profile_) {
     case ValueProfile::Uniform: return uniform(rng);
     case ValueProfile::Boundary:

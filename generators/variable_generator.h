@@ -5,6 +5,7 @@
 #include "argtypes/meta_arg.h"
 #include "argtypes/rng.h"
 
+#include <type_traits>
 #include <vector>
 
 namespace opsfuzz {
@@ -14,10 +15,36 @@ class VariableGenerator {
   // `tiny` is the smallest positive subnormal of the element type being generated (0: none);
   // `window` bounds uniform draws from unbounded spaces.
   VariableGenerator(const VariableSpace& space, ValueProfile profile, double tiny = 0, double window = 20);
-  double next(Rng& rng);
+  double next(Rng& rng) {  // the common case inline: uniform over one window
+    if (!plain_) return next_profiled(rng);
+    return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
+  }
   const std::vector<double>& specials() const { return specials_; }
 
+  // Fills n elements when the profile is plain Uniform (false otherwise): elements narrower
+  // than double take two 32-bit draws from one 64-bit random number.
+  template <class T> bool fill_plain(T* out, int64_t n, Rng& rng) const {
+    if (!plain_) return false;
+    if constexpr (std::is_same_v<T, double>) {
+      for (int64_t i = 0; i < n; ++i) out[i] = is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
+      return true;
+    }
+    auto make = [&](uint32_t bits) {
+      if (is_int_) return static_cast<T>(lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32));
+      return static_cast<T>(lo_ + width_ * (bits * 0x1.0p-32));
+    };
+    int64_t i = 0;
+    for (; i + 1 < n; i += 2) {
+      uint64_t r = rng.next();
+      out[i] = make(static_cast<uint32_t>(r));
+      out[i + 1] = make(static_cast<uint32_t>(r >> 32));
+    }
+    if (i < n) out[i] = make(static_cast<uint32_t>(rng.next()));
+    return true;
+  }
+
  private:
+  double next_profiled(Rng& rng);
   double uniform(Rng& rng);
   double nearest(double v) const;  // the member of the space closest to v
 
@@ -28,6 +55,9 @@ class VariableGenerator {
   std::vector<double> boundaries_;    // finite interval ends and their neighbours
   std::vector<double> specials_;      // admitted special values
   double total_ = 0;
+  bool plain_ = false;  // Uniform profile over a single window
+  double lo_ = 0, width_ = 0;
+  uint64_t span_ = 1;
 };
 
 }  // namespace opsfuzz

@@ -12,7 +12,7 @@ done
 if ((${#missing[@]})); then
   echo "opsfuzz: installing ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/opsfuzz-ccache}"
