@@ -17,7 +17,7 @@ void add_reduction(std::vector<Spec>& db) {
   // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
   db.push_back(Spec("_softmax.default")
       .in(Tensor("self")
-            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double})))
+            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16})))
       .in(Dim("dim").deps(0)
             .value(dim_of(0)))
       .in(Bool("half_to_float")
@@ -25,8 +25,8 @@ void add_reduction(std::vector<Spec>& db) {
 
   // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
   db.push_back(Spec("topk.default")
-      .in(Tensor("self")  // bool is refused, but not on every early-return path
-            .dtype(Scope(NotIn(std::vector{c10::ScalarType::Bool}))))
+      .in(Tensor("self")  // bool and float16 are refused, but not on every early-return path
+            .dtype(Scope(NotIn(std::vector{c10::ScalarType::Bool, c10::ScalarType::Half}))))
       .in(Length("k").deps(0, 2)
             .value(Be(0, [](const Ctx& c) { return c.rank(0) == 0 ? 1 : c.size(0, c.as_int(2)); })))
       .in(Dim("dim").deps(0)
