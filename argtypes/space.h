@@ -56,7 +56,6 @@ class VariableSpace {
   VariableSpace& gt(double v);
   VariableSpace& outside(double lo, double hi);  // value < lo or value > hi
   VariableSpace& intersect(const VariableSpace& other);
-  VariableSpace& remove_nan() { nan_ = false; return *this; }
 
   std::string to_string() const;
   friend bool operator==(const VariableSpace&, const VariableSpace&) = default;

@@ -1,5 +1,7 @@
 #include "engine/config.h"
 
+#include "argtypes/argtypes.h"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -7,7 +9,7 @@
 namespace opsfuzz {
 
 bool TensorConfig::allows(c10::ScalarType t) const {
-  if (!half && (t == c10::ScalarType::Half || t == c10::ScalarType::BFloat16)) return false;
+  if (!half && is_half(t)) return false;
   return std::find(disallowed.begin(), disallowed.end(), t) == disallowed.end();
 }
 

@@ -172,7 +172,7 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
       tuple_.outs[k].tensors.at(0).shape = {0};  // out= tensors start empty; the kernel resizes them
       out.outs.emplace_back(spec_.outs()[k].name, args_.generate(tuple_.outs[k], rng));
     }
-  out.metas = tuple_.metas;
+  std::swap(out.metas, tuple_.metas);  // the next solve overwrites every entry
   out.valid = task.valid();
   out.violated = tuple_.violated;
   out.seed = seed_;

@@ -64,12 +64,6 @@ Spec& Spec::out(ArgSpec a) {
   return *this;
 }
 
-int Spec::index_of(std::string_view arg) const {
-  for (size_t i = 0; i < args_.size(); ++i)
-    if (args_[i].name == arg) return static_cast<int>(i);
-  return -1;
-}
-
 std::vector<int> solve_order(const Spec& spec) {
   const auto& args = spec.args();
   enum Mark { Unseen, Active, Done };

@@ -113,7 +113,6 @@ class Spec {
   const std::string& op() const { return op_; }
   const std::vector<ArgSpec>& args() const { return args_; }
   const std::vector<ArgSpec>& outs() const { return outs_; }
-  int index_of(std::string_view arg) const;  // -1 when absent
 
  private:
   std::string op_;
