@@ -20,6 +20,7 @@ struct Limits {
   int variants = 6;                  // values tried for a focused (non-dtype) attribute
   int tuples_per_focus = 8;          // tuples generated for each focused attribute, at least
   int retries = 8;                   // attempts before a tuple is given up
+  unsigned solver_timeout_ms = 5000; // per joint-constraint query
 };
 
 struct TensorConfig {
@@ -32,11 +33,19 @@ struct TensorConfig {
   bool allows(c10::ScalarType t) const;
 };
 
+// How joint constraints are solved: look-ahead with Z3, or sampling with retry.
+enum class JointStrategy { Z3, Sampling };
+
 struct Config {
   Limits limits;
   TensorConfig tensor;
+#ifdef OPSFUZZ_HAVE_Z3
+  JointStrategy joint = JointStrategy::Z3;
+#else
+  JointStrategy joint = JointStrategy::Sampling;
+#endif
   // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last" (a leading "no"
-  // switches a default off: "nozerodim"). Throws std::invalid_argument on an unknown word.
+  // switches a default off: "nozerodim"), and "sampling" or "z3" for joint constraints. Throws std::invalid_argument on an unknown word.
   static Config parse(const std::string& words);
 };
 

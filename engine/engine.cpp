@@ -218,18 +218,46 @@ bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const
   return false;
 }
 
+Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
+  if (req_.focus != a) return attrs_.pick(space, *rng_);
+  size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
+  auto c = attrs_.candidates(space, static_cast<size_t>(cfg_.limits.variants), *rng_, all);
+  variants_ = std::max(variants_, static_cast<int>(c.size()));
+  // Past the candidates (tuples_per_focus > variants), the focused attribute is drawn at random.
+  return static_cast<size_t>(req_.variant) < c.size() ? c[static_cast<size_t>(req_.variant)] : attrs_.pick(space, *rng_);
+}
+
 bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {
   VariableSpace space;
   if (!space_for(a, element, count, partial, space)) return false;
-  if (req_.focus == a) {
-    size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
-    auto c = attrs_.candidates(space, static_cast<size_t>(cfg_.limits.variants), *rng_, all);
-    variants_ = std::max(variants_, static_cast<int>(c.size()));
-    // Past the candidates (tuples_per_focus > variants), the focused attribute is drawn at random.
-    out = static_cast<size_t>(req_.variant) < c.size() ? c[static_cast<size_t>(req_.variant)] : attrs_.pick(space, *rng_);
-  } else {
+  int slot = entry_ < 0 ? joint_.slot(arg_, argspec_->type, a, element) : -1;
+  if (slot >= 0) return choose_joint(slot, a, element, space, out);
+  out = draw(a, space);
+  return true;
+}
+
+bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
+  constexpr int kDraws = 4;  // drawn values tried before the oracle is asked for one
+  std::vector<std::string> labels;
+  joint_.narrow(slot, space, labels);
+  bool ok = !space.empty();
+  if (ok) out = draw(a, space);
+  for (int tries = 1; ok && !joint_.feasible(slot, as_int(out)); ++tries) {
+    space.ne(out);  // no completion: never drawn again
+    if (space.empty() || tries == kDraws) {
+      auto v = joint_.any(slot, space, *rng_);
+      ok = v.has_value();
+      if (ok) out = coerce(space.type(), Value(*v));
+      break;
+    }
     out = attrs_.pick(space, *rng_);
   }
+  if (!ok) {
+    if (labels.empty()) labels.push_back("the joint constraints (no completion)");
+    dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
+    return false;
+  }
+  joint_.fix(slot, as_int(out));
   return true;
 }
 
@@ -304,8 +332,8 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const std:
 }
 
 std::string DeadEnd::describe(const Spec& spec) const {
-  std::string s = spec.op() + ": argument '" + (arg >= 0 ? spec.args()[arg].name : "?") + "', attribute " +
-                  std::string(name(attribute));
+  std::string s = spec.op() + (arg >= 0 ? ": argument '" + spec.args()[arg].name + "', attribute " +
+                                             std::string(name(attribute)) : ": the joint constraints");
   if (element >= 0) s += " [element " + std::to_string(element) + "]";
   s += ": no value satisfies";
   const char* sep = " ";
@@ -317,7 +345,8 @@ std::string DeadEnd::describe(const Spec& spec) const {
 // ---- MetaArgTupleEngine ------------------------------------------------------------------
 
 MetaArgTupleEngine::MetaArgTupleEngine(const Spec& spec, const Config& cfg)
-    : spec_(spec), cfg_(cfg), attrs_(cfg_), args_(spec_, cfg_, attrs_), order_(solve_order(spec)) {}
+    : spec_(spec), cfg_(cfg), attrs_(cfg_), joint_(spec_, cfg_, attrs_), args_(spec_, cfg_, attrs_, joint_),
+      order_(solve_order(spec)) {}
 
 std::vector<Task> MetaArgTupleEngine::valid_tasks() const {
   std::vector<Task> tasks;
@@ -333,6 +362,8 @@ std::vector<Task> MetaArgTupleEngine::invalid_tasks() const {
     for (size_t k = 0; k < cs.size(); ++k)
       if (cs[k].negatable) tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
   }
+  for (size_t k = 0; k < spec_.joints().size(); ++k)
+    if (spec_.joints()[k].negatable) tasks.push_back({-1, Attribute::Value, -1, static_cast<int>(k)});
   return tasks;
 }
 
@@ -342,6 +373,7 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
   out.variants = 1;
   out.violated.clear();
   bool violated = false;
+  if (joint_.active()) joint_.begin(task.joint, rng);
   for (int arg : order_) {
     ArgRequest req;
     req.lenient = violated;
@@ -361,7 +393,13 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
     if (arg == task.arg) out.variants = std::max(args_.variants(), cfg_.limits.tuples_per_focus);
     if (materialize) materialize(arg, out.metas[static_cast<size_t>(arg)]);
   }
-  if (!task.valid()) out.violated = spec_.args()[task.arg].constraints[task.constraint].label;
+  if (joint_.active())
+    if (auto broken = joint_.broken()) {  // sampling without look-ahead missed it
+      dead_end_ = DeadEnd{-1, Attribute::Value, -1, {(task.joint >= 0 ? "cannot violate " : "") + *broken}};
+      return false;
+    }
+  if (task.joint >= 0) out.violated = spec_.joints()[task.joint].label;
+  else if (!task.valid()) out.violated = spec_.args()[task.arg].constraints[task.constraint].label;
   return true;
 }
 
@@ -376,6 +414,7 @@ bool MetaArgTupleEngine::solve_outs(Rng& rng, const std::vector<c10::IValue>* va
 }
 
 std::string MetaArgTupleEngine::describe(const Task& task) const {
+  if (task.joint >= 0) return "violate " + spec_.joints()[task.joint].label;
   const auto& arg = spec_.args()[task.arg];
   if (!task.valid()) return "violate " + arg.constraints[task.constraint].label;
   return "vary " + arg.name + "." + std::string(name(task.attribute));

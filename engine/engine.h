@@ -7,6 +7,7 @@
 
 #include "argtypes/rng.h"
 #include "engine/config.h"
+#include "engine/joint.h"
 #include "specs/model/spec.h"
 
 #include <optional>
@@ -71,8 +72,8 @@ class StructuralEngine {
 
 class MetaArgEngine {
  public:
-  MetaArgEngine(const Spec& spec, const Config& cfg, const AttributeEngine& attrs)
-      : spec_(spec), cfg_(cfg), attrs_(attrs) {}
+  MetaArgEngine(const Spec& spec, const Config& cfg, const AttributeEngine& attrs, JointSolver& joint)
+      : spec_(spec), cfg_(cfg), attrs_(attrs), joint_(joint) {}
   // Solves argument `arg` (spec.args()[arg], or an out argument when `spec_arg` is given) given
   // the solved and materialized dependencies. False on a dead end.
   bool solve(int arg, const std::vector<MetaArg>& metas, const std::vector<c10::IValue>* values,
@@ -88,10 +89,15 @@ class MetaArgEngine {
   // The space of that variable, negated when this is where the requested violation goes.
   bool space_for(Attribute a, int64_t element, int64_t count, const IntList* partial, VariableSpace& space);
   bool solve_tensor(TensorMeta& t, int64_t count, bool optional_entry);
+  // For a variable that joint constraints read: narrows its space, then settles `out` on a
+  // value that keeps them satisfiable, and fixes it.
+  bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
+  Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
 
   const Spec& spec_;
   const Config& cfg_;
   const AttributeEngine& attrs_;
+  JointSolver& joint_;
   // State of the current solve.
   int arg_ = -1;
   const ArgSpec* argspec_ = nullptr;
@@ -113,7 +119,8 @@ struct Task {
   int arg = 0;
   Attribute attribute = Attribute::Value;
   int constraint = -1;
-  bool valid() const { return constraint < 0; }
+  int joint = -1;  // or violate joint constraint `joint` of the spec
+  bool valid() const { return constraint < 0 && joint < 0; }
 };
 
 struct MetaTuple {
@@ -137,6 +144,7 @@ class MetaArgTupleEngine {
   bool solve(const Task& task, int variant, Rng& rng, const std::vector<c10::IValue>* values,
              const Materialize& materialize, MetaTuple& out);
   const DeadEnd& dead_end() const { return dead_end_; }
+  const JointSolver& joint() const { return joint_; }
   std::string describe(const Task& task) const;
   // Solves the out= arguments of the spec for a solved tuple (into out.outs).
   bool solve_outs(Rng& rng, const std::vector<c10::IValue>* values, MetaTuple& out);
@@ -145,6 +153,7 @@ class MetaArgTupleEngine {
   const Spec& spec_;
   Config cfg_;
   AttributeEngine attrs_;
+  JointSolver joint_;
   MetaArgEngine args_;
   std::vector<int> order_;
   DeadEnd dead_end_;

@@ -147,7 +147,9 @@ uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_;
 bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   // Skipped tasks do not consume an index; the skips before this sample vary its seed.
   Rng rng(derive_seed(derive_seed(seed_, index_), skips_));
-  const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1);
+  // Sampling joint constraints without look-ahead needs more attempts, and may still fail.
+  const bool sampling = engine_.joint().active() && !engine_.joint().exact();
+  const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1) * (sampling ? 8 : 1);
   auto materialize = [&](int arg, const MetaArg& meta) { values_[static_cast<size_t>(arg)] = args_.generate(meta, rng); };
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
@@ -157,7 +159,7 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
       break;
     ++stats_.dead_ends;
     if (i + 1 < retries) continue;
-    if (task.valid()) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
+    if (task.valid() && !sampling) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
     return false;
   }
   out.op = spec_.op();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "argtypes/meta_arg.h"
+#include "specs/model/joint.h"
 
 #include <functional>
 #include <optional>
@@ -109,15 +110,21 @@ class Spec {
   Spec& in(ArgSpec a);    // positional
   Spec& kw(ArgSpec a);    // keyword-only
   Spec& out(ArgSpec a);   // out= tensors, generated only when asked
+  // A relation over attributes of several arguments, solved jointly (see joint.h).
+  Spec& joint(std::string label, Term t) { joints_.push_back({std::move(label), std::move(t), true}); return *this; }
+  // The same as a generation scope: never negated by invalid generation.
+  Spec& joint_scope(std::string label, Term t) { joints_.push_back({std::move(label), std::move(t), false}); return *this; }
 
   const std::string& op() const { return op_; }
   const std::vector<ArgSpec>& args() const { return args_; }
   const std::vector<ArgSpec>& outs() const { return outs_; }
+  const std::vector<JointConstraint>& joints() const { return joints_; }
 
  private:
   std::string op_;
   std::vector<ArgSpec> args_;
   std::vector<ArgSpec> outs_;
+  std::vector<JointConstraint> joints_;
 };
 
 // The order in which arguments are solved: every argument after its dependencies. Throws

@@ -1,0 +1,345 @@
+#include "engine/joint.h"
+
+#include "engine/engine.h"
+
+#include <algorithm>
+
+namespace opsfuzz {
+namespace {
+
+constexpr JointAttr kHeader[] = {JointAttr::None, JointAttr::Rank, JointAttr::Length, JointAttr::Value};
+constexpr int64_t kHeaderSlots = 4;
+constexpr size_t kNarrowUpTo = 512;  // larger spaces are not enumerated for forward checking
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+bool is_fold(TermOp op) { return op >= TermOp::Sum; }
+
+// The known value of a fold, or nullopt. And/Or-like folds decide early on a known answer.
+template <class Eval>
+std::optional<int64_t> eval_fold(const TermNode& n, std::optional<int64_t> count, Eval&& eval) {
+  if (!count) return std::nullopt;
+  bool unknown = false;
+  int64_t acc = n.op == TermOp::Sum ? 0 : 1;
+  for (int64_t i = n.over.from; i < *count; ++i) {
+    auto v = eval(n.body(i));
+    if (!v) {
+      unknown = true;
+      continue;
+    }
+    switch (n.op) {
+      case TermOp::Sum: acc += *v; break;
+      case TermOp::Prod: acc *= *v; break;
+      case TermOp::All: if (*v == 0) return 0; break;
+      case TermOp::Any: if (*v != 0) return 1; break;
+      default: break;
+    }
+  }
+  if (unknown) return std::nullopt;
+  return n.op == TermOp::Any ? 0 : acc;
+}
+
+}  // namespace
+
+JointProblem::JointProblem(const Spec& spec, const Config& cfg, const AttributeEngine& attrs)
+    : spec_(spec), cfg_(cfg), block_(kHeaderSlots + cfg.limits.max_rank + cfg.limits.max_int_list) {
+  const auto& lim = cfg.limits;
+  size_t n = spec.args().size() * static_cast<size_t>(block_);
+  lo_.assign(n, 0), hi_.assign(n, 0), is_used_.assign(n, 0);
+  for (size_t arg = 0; arg < spec.args().size(); ++arg) {
+    ArgType type = spec.args()[arg].type;
+    auto range = [](const VariableSpace& s) { return std::pair<int64_t, int64_t>(*s.min(), *s.max()); };
+    std::pair<int64_t, int64_t> value{0, 1};  // bools, and what no term can read
+    if (is_int(type) || is_int_list(type)) value = range(attrs.universe(type, Attribute::Value, MetaArg{}));
+    std::pair<int64_t, int64_t> size = range(attrs.universe(type, Attribute::Size, MetaArg{}));
+    std::pair<int64_t, int64_t> rank = range(attrs.universe(ArgType::Tensor, Attribute::Rank, MetaArg{}));
+    int64_t base = static_cast<int64_t>(arg) * block_;
+    auto set = [&](int64_t s, std::pair<int64_t, int64_t> b) { lo_[size_t(s)] = b.first, hi_[size_t(s)] = b.second; };
+    set(base, {0, 1});
+    set(base + 1, rank);
+    set(base + 2, {0, lim.max_int_list});
+    set(base + 3, value);
+    for (int64_t i = 0; i < lim.max_rank; ++i) set(base + kHeaderSlots + i, size);
+    for (int64_t i = 0; i < lim.max_int_list; ++i) set(base + kHeaderSlots + lim.max_rank + i, value);
+  }
+  for (size_t k = 0; k < spec.joints().size(); ++k) {
+    const Term& t = spec.joints()[k].term;
+    std::vector<Instance> list;
+    const TermNode& n = t.node();
+    if (n.op == TermOp::All) {  // one instance per index, guarded by the index being in range
+      JointAttr count = n.over.count;
+      Term counted = count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg);
+      for (int64_t i = n.over.from; i < bound(count); ++i)
+        list.push_back(instance(dsl::implies(Term(i) < counted, n.body(i)), static_cast<int>(k)));
+    } else {
+      list.push_back(instance(t, static_cast<int>(k)));
+    }
+    instances_.push_back(std::move(list));
+    negations_.push_back(instance(!t, static_cast<int>(k)));
+  }
+  for (size_t s = 0; s < is_used_.size(); ++s)
+    if (is_used_[s]) used_.push_back(static_cast<int>(s));
+}
+
+int64_t JointProblem::bound(JointAttr count) const {
+  return count == JointAttr::Rank ? cfg_.limits.max_rank : cfg_.limits.max_int_list;
+}
+
+int JointProblem::raw_slot(JointAttr a, int arg, int64_t index) const {
+  if (arg < 0 || static_cast<size_t>(arg) >= spec_.args().size())
+    throw std::invalid_argument(spec_.op() + ": a joint constraint names unknown argument " + std::to_string(arg));
+  int64_t base = arg * block_;
+  switch (a) {
+    case JointAttr::Size:
+      return index >= 0 && index < cfg_.limits.max_rank ? static_cast<int>(base + kHeaderSlots + index) : -1;
+    case JointAttr::Elem:
+      return index >= 0 && index < cfg_.limits.max_int_list
+                 ? static_cast<int>(base + kHeaderSlots + cfg_.limits.max_rank + index) : -1;
+    default: return static_cast<int>(base + (std::find(std::begin(kHeader), std::end(kHeader), a) - std::begin(kHeader)));
+  }
+}
+
+int JointProblem::slot(JointAttr a, int arg, int64_t index) const {
+  int s = raw_slot(a, arg, index);
+  return s >= 0 && is_used_[static_cast<size_t>(s)] ? s : -1;
+}
+
+std::string JointProblem::slot_name(int slot) const {
+  int64_t arg = slot / block_, k = slot % block_;
+  std::string s = spec_.args()[static_cast<size_t>(arg)].name;
+  if (k < kHeaderSlots) {
+    static const char* names[] = {"is_none", "rank", "length", "value"};
+    return s + "." + names[k];
+  }
+  k -= kHeaderSlots;
+  if (k < cfg_.limits.max_rank) return s + ".size[" + std::to_string(k) + "]";
+  return s + "[" + std::to_string(k - cfg_.limits.max_rank) + "]";
+}
+
+// Every slot the term may read, whatever the values.
+void JointProblem::collect(const Term& t, std::vector<int>& out) const {
+  const TermNode& n = t.node();
+  if (n.op == TermOp::Attr) {
+    bool indexed = n.attr == JointAttr::Size || n.attr == JointAttr::Elem;
+    const TermNode* index = indexed ? &n.kids[0].node() : nullptr;
+    if (!indexed || (index->op == TermOp::Const && index->value >= 0)) {
+      out.push_back(raw_slot(n.attr, n.arg, indexed ? index->value : -1));
+    } else {  // a computed or negative index may name any dim or entry
+      JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
+      for (int64_t i = 0; i < bound(count); ++i) out.push_back(raw_slot(n.attr, n.arg, i));
+      out.push_back(raw_slot(count, n.arg, -1));
+    }
+    if (out.back() < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint indexes past the limits");
+  } else if (is_fold(n.op)) {
+    out.push_back(raw_slot(n.over.count, n.over.arg, -1));
+    for (int64_t i = n.over.from; i < bound(n.over.count); ++i) collect(n.body(i), out);
+    return;
+  }
+  for (const auto& k : n.kids) collect(k, out);
+}
+
+JointProblem::Instance JointProblem::instance(const Term& t, int k) const {
+  Instance in{t, k, {}};
+  collect(t, in.slots);
+  std::sort(in.slots.begin(), in.slots.end());
+  in.slots.erase(std::unique(in.slots.begin(), in.slots.end()), in.slots.end());
+  auto& used = const_cast<std::vector<uint8_t>&>(is_used_);  // filled while the constructor runs
+  for (int s : in.slots) used[static_cast<size_t>(s)] = 1;
+  return in;
+}
+
+int JointProblem::attr_slot(const TermNode& n, const Assignment& a) const {
+  if (n.attr != JointAttr::Size && n.attr != JointAttr::Elem) return raw_slot(n.attr, n.arg, -1);
+  auto i = eval(n.kids[0], a);
+  if (!i) return -1;
+  if (*i < 0) {
+    if (n.attr == JointAttr::Elem) return -1;
+    auto r = eval(dsl::rank(n.arg), a);
+    if (!r) return -1;
+    *i += *r;
+  }
+  return raw_slot(n.attr, n.arg, *i);
+}
+
+std::optional<int64_t> JointProblem::eval(const Term& t, const Assignment& a) const {
+  const TermNode& n = t.node();
+  auto kid = [&](size_t i) { return eval(n.kids[i], a); };
+  using O = std::optional<int64_t>;
+  switch (n.op) {
+    case TermOp::Const: return n.value;
+    case TermOp::Attr: {
+      int s = attr_slot(n, a);
+      if (s < 0 || !a.known[static_cast<size_t>(s)]) return std::nullopt;
+      return a.values[static_cast<size_t>(s)];
+    }
+    case TermOp::Neg: { O x = kid(0); return x ? O(-*x) : x; }
+    case TermOp::Not: { O x = kid(0); return x ? O(*x == 0) : x; }
+    case TermOp::And: {
+      O x = kid(0), y = kid(1);
+      if ((x && *x == 0) || (y && *y == 0)) return 0;
+      return x && y ? O(1) : std::nullopt;
+    }
+    case TermOp::Or: {
+      O x = kid(0), y = kid(1);
+      if ((x && *x != 0) || (y && *y != 0)) return 1;
+      return x && y ? O(0) : std::nullopt;
+    }
+    case TermOp::Ite: {
+      O c = kid(0);
+      if (c) return kid(*c != 0 ? 1 : 2);
+      O x = kid(1), y = kid(2);
+      return x && y && *x == *y ? x : std::nullopt;
+    }
+    case TermOp::Mul: {
+      O x = kid(0), y = kid(1);
+      if ((x && *x == 0) || (y && *y == 0)) return 0;
+      return x && y ? O(*x * *y) : std::nullopt;
+    }
+    case TermOp::Sum: case TermOp::Prod: case TermOp::All: case TermOp::Any:
+      return eval_fold(n, eval(n.over.count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg), a),
+                       [&](const Term& b) { return eval(b, a); });
+    default: break;
+  }
+  O x = kid(0), y = kid(1);
+  if (!x || !y) return std::nullopt;
+  switch (n.op) {
+    case TermOp::Add: return *x + *y;
+    case TermOp::Sub: return *x - *y;
+    case TermOp::Div: return *y == 0 ? std::nullopt : O(floor_div(*x, *y));
+    case TermOp::Mod: return *y == 0 ? std::nullopt : O(*x - *y * floor_div(*x, *y));
+    case TermOp::Lt: return *x < *y;
+    case TermOp::Le: return *x <= *y;
+    case TermOp::Gt: return *x > *y;
+    case TermOp::Ge: return *x >= *y;
+    case TermOp::Eq: return *x == *y;
+    case TermOp::Ne: return *x != *y;
+    default: throw std::logic_error("unknown term");
+  }
+}
+
+// ---- JointSolver -------------------------------------------------------------------------
+
+JointSolver::JointSolver(const Spec& spec, const Config& cfg, const AttributeEngine& attrs)
+    : problem_(spec, cfg, attrs) {
+  if (!active()) return;
+  if (cfg.joint == JointStrategy::Z3) oracle_ = make_z3_oracle(problem_, cfg.limits.solver_timeout_ms);
+  by_slot_.resize(static_cast<size_t>(problem_.slot_count()));
+}
+
+void JointSolver::begin(int negated, Rng& rng) {
+  negated_ = negated;
+  size_t n = static_cast<size_t>(problem_.slot_count());
+  fixed_.reset(n);
+  active_.clear();
+  for (auto& v : by_slot_) v.clear();
+  for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
+    if (static_cast<int>(k) == negated) active_.push_back(&problem_.negation(static_cast<int>(k)));
+    else
+      for (const auto& in : problem_.instances(static_cast<int>(k))) active_.push_back(&in);
+  }
+  for (const auto* in : active_)
+    for (int s : in->slots) by_slot_[static_cast<size_t>(s)].push_back(in);
+  have_witness_ = false;
+  if (!oracle_) return;
+  oracle_->begin(negated, rng.next());
+  // A first model, the same for every tuple of this negation: later ones follow the choices.
+  auto [it, fresh] = first_models_.try_emplace(negated);
+  if (fresh && !oracle_->solve(-1, {}, it->second)) it->second.clear();
+  if (it->second.empty()) return;  // no model at all: the first choice dead-ends
+  witness_.reset(n);
+  for (int s : problem_.used_slots()) witness_.set(s, it->second[static_cast<size_t>(s)]);
+  have_witness_ = true;
+}
+
+int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const {
+  if (!active() || arg < 0) return -1;
+  switch (a) {
+    case Attribute::Optional: return problem_.slot(JointAttr::None, arg, -1);
+    case Attribute::Rank: return problem_.slot(JointAttr::Rank, arg, -1);
+    case Attribute::Length: return problem_.slot(JointAttr::Length, arg, -1);
+    case Attribute::Size: return problem_.slot(JointAttr::Size, arg, element);
+    case Attribute::Value:
+      if (has_tensors(type) || is_scalar(type)) return -1;
+      return element >= 0 ? problem_.slot(JointAttr::Elem, arg, element) : problem_.slot(JointAttr::Value, arg, -1);
+    case Attribute::Dtype: return -1;
+  }
+  return -1;
+}
+
+void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string>& labels) {
+  int64_t n = space.size();
+  if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
+  std::vector<Value> out;
+  auto& known = fixed_.known[static_cast<size_t>(slot)];
+  for (const Value& v : space.enumerate(static_cast<size_t>(n))) {
+    fixed_.set(slot, as_int(v));
+    for (const auto* in : by_slot_[static_cast<size_t>(slot)])
+      if (problem_.eval(in->term, fixed_) == 0) {
+        out.push_back(v);
+        const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
+        if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+        break;
+      }
+  }
+  known = 0;
+  if (!out.empty()) space.not_in(out);
+}
+
+bool JointSolver::holds_on_witness() {
+  for (const auto* in : active_)
+    if (problem_.eval(in->term, witness_) != 1) return false;
+  return true;
+}
+
+bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
+  std::vector<int64_t> model;
+  if (!oracle_->solve(slot, allowed, model)) return false;
+  witness_.reset(static_cast<size_t>(problem_.slot_count()));
+  for (int s : problem_.used_slots()) witness_.set(s, model[static_cast<size_t>(s)]);
+  have_witness_ = true;
+  return true;
+}
+
+bool JointSolver::feasible(int slot, int64_t v) {
+  if (!oracle_) return true;
+  if (have_witness_) {
+    int64_t old = witness_.values[static_cast<size_t>(slot)];
+    if (old == v) return true;
+    witness_.values[static_cast<size_t>(slot)] = v;
+    if (holds_on_witness()) return true;
+    witness_.values[static_cast<size_t>(slot)] = old;
+  }
+  return take_model(slot, {v});
+}
+
+std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rng& rng) {
+  if (!oracle_ || space.empty()) return std::nullopt;
+  std::vector<int64_t> below, above;  // the values on either side of a random pivot
+  auto values = space.enumerate(kNarrowUpTo);
+  int64_t pivot = as_int(values[rng.index(values.size())]);
+  for (const auto& v : values) (as_int(v) < pivot ? below : above).push_back(as_int(v));
+  // One side first, chosen at random, so that successive tuples differ.
+  if (rng.chance(0.5)) std::swap(below, above);
+  for (const auto* part : {&below, &above})
+    if (!part->empty() && take_model(slot, *part)) return witness_.values[static_cast<size_t>(slot)];
+  return std::nullopt;
+}
+
+void JointSolver::fix(int slot, int64_t v) {
+  fixed_.set(slot, v);
+  if (oracle_) oracle_->fix(slot, v);
+}
+
+std::optional<std::string> JointSolver::broken() const {
+  for (const auto* in : active_) {
+    auto v = problem_.eval(in->term, fixed_);
+    bool negation = in->constraint == negated_;
+    if (negation ? v != 1 : v == 0) return problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
+  }
+  return std::nullopt;
+}
+
+}  // namespace opsfuzz

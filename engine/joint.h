@@ -1,0 +1,129 @@
+// Joint constraints in the engine. The spec's terms are unrolled over the limits into
+// instances over integer variables ("slots": one per attribute of an argument, one per dim or
+// entry). The engine still chooses one variable at a time, in dependency order; JointSolver
+//   - narrows each variable's space to the values no instance already rules out (forward
+//     checking, by partial evaluation), and
+//   - with an oracle (Z3), accepts a value only if the whole system still has a completion, so
+//     no later variable is left without a value (look-ahead). Without one, a tuple that breaks
+//     a joint constraint is found at the end and retried (sampling with retry).
+#pragma once
+
+#include "argtypes/rng.h"
+#include "argtypes/space.h"
+#include "engine/config.h"
+#include "specs/model/spec.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace opsfuzz {
+
+class AttributeEngine;
+
+// A value for some slots; the others are unknown.
+struct Assignment {
+  std::vector<int64_t> values;
+  std::vector<uint8_t> known;
+  void reset(size_t n) { values.assign(n, 0), known.assign(n, 0); }
+  void set(int slot, int64_t v) { values[static_cast<size_t>(slot)] = v, known[static_cast<size_t>(slot)] = 1; }
+};
+
+class JointProblem {
+ public:
+  JointProblem(const Spec& spec, const Config& cfg, const AttributeEngine& attrs);
+
+  struct Instance {
+    Term term;
+    int constraint;          // index into spec.joints()
+    std::vector<int> slots;  // the slots it may read
+  };
+  bool empty() const { return spec_.joints().empty(); }
+  const Spec& spec() const { return spec_; }
+  int slot_count() const { return static_cast<int>(lo_.size()); }
+  // The slot of an attribute (index: the dim or entry), or -1 when no constraint reads it.
+  int slot(JointAttr a, int arg, int64_t index) const;
+  int64_t lo(int slot) const { return lo_[static_cast<size_t>(slot)]; }
+  int64_t hi(int slot) const { return hi_[static_cast<size_t>(slot)]; }
+  const std::vector<int>& used_slots() const { return used_; }
+  std::string slot_name(int slot) const;  // "self.size[2]"
+  int64_t bound(JointAttr count) const;   // the most dims (Rank) or entries (Length)
+  // The instances of constraint k: one per index of a top-level `all`, else the term itself.
+  const std::vector<Instance>& instances(int k) const { return instances_[static_cast<size_t>(k)]; }
+  const Instance& negation(int k) const { return negations_[static_cast<size_t>(k)]; }
+  // Partial evaluation: nullopt when the value depends on unknown slots (or divides by 0).
+  std::optional<int64_t> eval(const Term& t, const Assignment& a) const;
+  // The slot an Attr node reads, given the assignment (for a computed index); -1 if unknown.
+  int attr_slot(const TermNode& n, const Assignment& a) const;
+
+ private:
+  int raw_slot(JointAttr a, int arg, int64_t index) const;
+  void collect(const Term& t, std::vector<int>& out) const;
+  Instance instance(const Term& t, int k) const;
+
+  const Spec& spec_;
+  const Config& cfg_;
+  int64_t block_;  // slots per argument
+  std::vector<int64_t> lo_, hi_;
+  std::vector<uint8_t> is_used_;
+  std::vector<int> used_;
+  std::vector<std::vector<Instance>> instances_;
+  std::vector<Instance> negations_;
+};
+
+// What answers "do the values fixed so far have a completion?": Z3 when built with it.
+class JointOracle {
+ public:
+  virtual ~JointOracle() = default;
+  // A new tuple: every constraint holds except `negated` (-1: none), which fails.
+  virtual void begin(int negated, uint64_t seed) = 0;
+  virtual void fix(int slot, int64_t v) = 0;
+  // A model of the system with the fixed values and `slot` one of `allowed` (slot -1: no such
+  // condition), into `model` (by slot). False when there is none. Throws on a timeout.
+  virtual bool solve(int slot, const std::vector<int64_t>& allowed, std::vector<int64_t>& model) = 0;
+  virtual uint64_t calls() const = 0;
+};
+
+bool have_z3();
+// nullptr when built without Z3.
+std::unique_ptr<JointOracle> make_z3_oracle(const JointProblem& p, unsigned timeout_ms);
+
+class JointSolver {
+ public:
+  JointSolver(const Spec& spec, const Config& cfg, const AttributeEngine& attrs);
+  bool active() const { return !problem_.empty(); }
+  bool exact() const { return oracle_ != nullptr; }  // look-ahead; else sampling with retry
+  const JointProblem& problem() const { return problem_; }
+  // A new tuple, violating joint constraint `negated` (-1: none).
+  void begin(int negated, Rng& rng);
+  // The slot that engine variable is, or -1 when no joint constraint reads it.
+  int slot(int arg, ArgType type, Attribute a, int64_t element) const;
+  // Removes from `space` the values some instance rules out; the labels of those instances
+  // go to `labels`. Spaces too large to enumerate are left alone.
+  void narrow(int slot, VariableSpace& space, std::vector<std::string>& labels);
+  // Whether `slot` = v keeps a completion (always true without an oracle).
+  bool feasible(int slot, int64_t v);
+  // A value of `space` that keeps a completion, on a random side of a random pivot (oracle only).
+  std::optional<int64_t> any(int slot, const VariableSpace& space, Rng& rng);
+  void fix(int slot, int64_t v);
+  // After every argument is solved: the label of a constraint that fails (or of the negated
+  // one, when it holds), else nullopt.
+  std::optional<std::string> broken() const;
+  uint64_t oracle_calls() const { return oracle_ ? oracle_->calls() : 0; }
+
+ private:
+  bool holds_on_witness();
+  bool take_model(int slot, const std::vector<int64_t>& allowed);
+
+  JointProblem problem_;
+  std::unique_ptr<JointOracle> oracle_;
+  std::vector<const JointProblem::Instance*> active_;  // the instances in force this tuple
+  std::vector<std::vector<const JointProblem::Instance*>> by_slot_;
+  Assignment fixed_;
+  Assignment witness_;  // a model consistent with the fixed values
+  bool have_witness_ = false;
+  int negated_ = -1;
+  std::map<int, std::vector<int64_t>> first_models_;  // by negated constraint
+};
+
+}  // namespace opsfuzz
