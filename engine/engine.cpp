@@ -241,16 +241,19 @@ bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, Variabl
   std::vector<std::string> labels;
   joint_.narrow(slot, space, labels);
   bool ok = !space.empty();
-  if (ok) out = draw(a, space);
-  for (int tries = 1; ok && !joint_.feasible(slot, as_int(out)); ++tries) {
-    space.ne(out);  // no completion: never drawn again
-    if (space.empty() || tries == kDraws) {
-      auto v = joint_.any(slot, space, *rng_);
-      ok = v.has_value();
-      if (ok) out = coerce(space.type(), Value(*v));
-      break;
+  if (ok) {
+    VariableSpace untried = space;
+    out = draw(a, space);
+    for (int tries = 1; !joint_.completes(slot, as_int(out), *rng_); ++tries) {
+      untried.ne(out);
+      if (untried.empty() || tries == kDraws) {  // the oracle decides, over the whole space
+        auto v = joint_.any(slot, space, *rng_);
+        ok = v.has_value();
+        if (ok) out = coerce(space.type(), Value(*v));
+        break;
+      }
+      out = attrs_.pick(untried, *rng_);
     }
-    out = attrs_.pick(space, *rng_);
   }
   if (!ok) {
     if (labels.empty()) labels.push_back("the joint constraints (no completion)");

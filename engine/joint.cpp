@@ -3,6 +3,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace opsfuzz {
 namespace {
@@ -19,13 +20,13 @@ int64_t floor_div(int64_t a, int64_t b) {
 bool is_fold(TermOp op) { return op >= TermOp::Sum; }
 
 // The known value of a fold, or nullopt. And/Or-like folds decide early on a known answer.
+// `n` is unrolled: kids[i] is the body at index from + i.
 template <class Eval>
-std::optional<int64_t> eval_fold(const TermNode& n, std::optional<int64_t> count, Eval&& eval) {
-  if (!count) return std::nullopt;
+std::optional<int64_t> eval_fold(const TermNode& n, int64_t count, Eval&& eval) {
   bool unknown = false;
   int64_t acc = n.op == TermOp::Sum ? 0 : 1;
-  for (int64_t i = n.over.from; i < *count; ++i) {
-    auto v = eval(n.body(i));
+  for (int64_t i = n.over.from; i < count && static_cast<size_t>(i - n.over.from) < n.kids.size(); ++i) {
+    auto v = eval(n.kids[static_cast<size_t>(i - n.over.from)]);
     if (!v) {
       unknown = true;
       continue;
@@ -73,15 +74,30 @@ JointProblem::JointProblem(const Spec& spec, const Config& cfg, const AttributeE
       JointAttr count = n.over.count;
       Term counted = count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg);
       for (int64_t i = n.over.from; i < bound(count); ++i)
-        list.push_back(instance(dsl::implies(Term(i) < counted, n.body(i)), static_cast<int>(k)));
+        list.push_back(instance(unroll(dsl::implies(Term(i) < counted, n.body(i))), static_cast<int>(k)));
     } else {
-      list.push_back(instance(t, static_cast<int>(k)));
+      list.push_back(instance(unroll(t), static_cast<int>(k)));
     }
     instances_.push_back(std::move(list));
-    negations_.push_back(instance(!t, static_cast<int>(k)));
+    terms_.push_back(unroll(t));
+    negations_.push_back(instance(!terms_.back(), static_cast<int>(k)));
   }
   for (size_t s = 0; s < is_used_.size(); ++s)
     if (is_used_[s]) used_.push_back(static_cast<int>(s));
+}
+
+Term JointProblem::unroll(const Term& t) const {
+  const TermNode& n = t.node();
+  if (n.op == TermOp::Const) return t;
+  TermNode u = n;
+  u.body = nullptr;
+  if (is_fold(n.op)) {
+    u.kids.clear();
+    for (int64_t i = n.over.from; i < bound(n.over.count); ++i) u.kids.push_back(unroll(n.body(i)));
+  } else {
+    for (auto& k : u.kids) k = unroll(k);
+  }
+  return Term(std::make_shared<const TermNode>(std::move(u)));
 }
 
 int64_t JointProblem::bound(JointAttr count) const {
@@ -135,8 +151,6 @@ void JointProblem::collect(const Term& t, std::vector<int>& out) const {
     if (out.back() < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint indexes past the limits");
   } else if (is_fold(n.op)) {
     out.push_back(raw_slot(n.over.count, n.over.arg, -1));
-    for (int64_t i = n.over.from; i < bound(n.over.count); ++i) collect(n.body(i), out);
-    return;
   }
   for (const auto& k : n.kids) collect(k, out);
 }
@@ -156,10 +170,9 @@ int JointProblem::attr_slot(const TermNode& n, const Assignment& a) const {
   auto i = eval(n.kids[0], a);
   if (!i) return -1;
   if (*i < 0) {
-    if (n.attr == JointAttr::Elem) return -1;
-    auto r = eval(dsl::rank(n.arg), a);
-    if (!r) return -1;
-    *i += *r;
+    size_t rank = static_cast<size_t>(raw_slot(JointAttr::Rank, n.arg, -1));
+    if (n.attr == JointAttr::Elem || !a.known[rank]) return -1;
+    *i += a.values[rank];
   }
   return raw_slot(n.attr, n.arg, *i);
 }
@@ -198,9 +211,11 @@ std::optional<int64_t> JointProblem::eval(const Term& t, const Assignment& a) co
       if ((x && *x == 0) || (y && *y == 0)) return 0;
       return x && y ? O(*x * *y) : std::nullopt;
     }
-    case TermOp::Sum: case TermOp::Prod: case TermOp::All: case TermOp::Any:
-      return eval_fold(n, eval(n.over.count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg), a),
-                       [&](const Term& b) { return eval(b, a); });
+    case TermOp::Sum: case TermOp::Prod: case TermOp::All: case TermOp::Any: {
+      size_t count = static_cast<size_t>(raw_slot(n.over.count, n.over.arg, -1));
+      if (!a.known[count]) return std::nullopt;
+      return eval_fold(n, a.values[count], [&](const Term& b) { return eval(b, a); });
+    }
     default: break;
   }
   O x = kid(0), y = kid(1);
@@ -303,16 +318,49 @@ bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
   return true;
 }
 
-bool JointSolver::feasible(int slot, int64_t v) {
+bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
   if (!oracle_) return true;
-  if (have_witness_) {
-    int64_t old = witness_.values[static_cast<size_t>(slot)];
-    if (old == v) return true;
-    witness_.values[static_cast<size_t>(slot)] = v;
-    if (holds_on_witness()) return true;
-    witness_.values[static_cast<size_t>(slot)] = old;
+  if (!have_witness_) return false;
+  std::vector<int64_t> old = witness_.values;
+  witness_.values[static_cast<size_t>(slot)] = v;
+  if (repair(slot, rng)) return true;
+  witness_.values = std::move(old);
+  return false;
+}
+
+// Min-conflicts local search on the witness: moves unfixed slots of a broken instance to the
+// value that breaks the fewest instances. It only ever finds a completion; proving that none
+// exists is left to the oracle.
+bool JointSolver::repair(int slot, Rng& rng) {
+  constexpr int kMoves = 16;
+  constexpr int64_t kValues = 64;  // slots with wider bounds are not moved
+  auto broken_at = [&](int s) {
+    int n = 0;
+    for (const auto* in : by_slot_[static_cast<size_t>(s)]) n += problem_.eval(in->term, witness_) != 1;
+    return n;
+  };
+  for (int move = 0; move < kMoves; ++move) {
+    const JointProblem::Instance* broken = nullptr;
+    for (const auto* in : active_)
+      if (problem_.eval(in->term, witness_) != 1) { broken = in; break; }
+    if (!broken) return true;
+    std::vector<int> free;
+    for (int s : broken->slots)
+      if (s != slot && !fixed_.known[static_cast<size_t>(s)] && problem_.hi(s) - problem_.lo(s) < kValues) free.push_back(s);
+    if (free.empty()) return false;
+    int s = free[rng.index(free.size())];
+    auto& value = witness_.values[static_cast<size_t>(s)];
+    int best = std::numeric_limits<int>::max(), ties = 0;
+    int64_t chosen = value;
+    for (int64_t v = problem_.lo(s); v <= problem_.hi(s); ++v) {
+      value = v;
+      int n = broken_at(s);
+      if (n < best) best = n, chosen = v, ties = 1;
+      else if (n == best && rng.index(static_cast<size_t>(++ties)) == 0) chosen = v;
+    }
+    value = chosen;
   }
-  return take_model(slot, {v});
+  return holds_on_witness();
 }
 
 std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rng& rng) {

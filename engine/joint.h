@@ -48,9 +48,11 @@ class JointProblem {
   const std::vector<int>& used_slots() const { return used_; }
   std::string slot_name(int slot) const;  // "self.size[2]"
   int64_t bound(JointAttr count) const;   // the most dims (Rank) or entries (Length)
-  // The instances of constraint k: one per index of a top-level `all`, else the term itself.
+  // The instances of constraint k, unrolled: one per index of a top-level `all`, else the term.
   const std::vector<Instance>& instances(int k) const { return instances_[static_cast<size_t>(k)]; }
   const Instance& negation(int k) const { return negations_[static_cast<size_t>(k)]; }
+  // Constraint k's term with every fold expanded over the limits (kids[i]: the body at from + i).
+  const Term& term(int k) const { return terms_[static_cast<size_t>(k)]; }
   // Partial evaluation: nullopt when the value depends on unknown slots (or divides by 0).
   std::optional<int64_t> eval(const Term& t, const Assignment& a) const;
   // The slot an Attr node reads, given the assignment (for a computed index); -1 if unknown.
@@ -58,6 +60,7 @@ class JointProblem {
 
  private:
   int raw_slot(JointAttr a, int arg, int64_t index) const;
+  Term unroll(const Term& t) const;
   void collect(const Term& t, std::vector<int>& out) const;
   Instance instance(const Term& t, int k) const;
 
@@ -69,6 +72,7 @@ class JointProblem {
   std::vector<int> used_;
   std::vector<std::vector<Instance>> instances_;
   std::vector<Instance> negations_;
+  std::vector<Term> terms_;
 };
 
 // What answers "do the values fixed so far have a completion?": Z3 when built with it.
@@ -101,8 +105,9 @@ class JointSolver {
   // Removes from `space` the values some instance rules out; the labels of those instances
   // go to `labels`. Spaces too large to enumerate are left alone.
   void narrow(int slot, VariableSpace& space, std::vector<std::string>& labels);
-  // Whether `slot` = v keeps a completion (always true without an oracle).
-  bool feasible(int slot, int64_t v);
+  // Whether `slot` = v is known to keep a completion: a local search found one (always true
+  // without an oracle). False proves nothing; `any` asks the oracle.
+  bool completes(int slot, int64_t v, Rng& rng);
   // A value of `space` that keeps a completion, on a random side of a random pivot (oracle only).
   std::optional<int64_t> any(int slot, const VariableSpace& space, Rng& rng);
   void fix(int slot, int64_t v);
@@ -113,6 +118,7 @@ class JointSolver {
 
  private:
   bool holds_on_witness();
+  bool repair(int slot, Rng& rng);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
 
   JointProblem problem_;

@@ -34,7 +34,7 @@ class Z3Oracle final : public JointOracle {
     vars_.reserve(static_cast<size_t>(p.slot_count()));
     for (int s = 0; s < p.slot_count(); ++s) vars_.push_back(ctx_.int_const(("s" + std::to_string(s)).c_str()));
     for (int s : p.used_slots()) bounds_.push_back(var(s) >= ctx_.int_val(p.lo(s)) && var(s) <= ctx_.int_val(p.hi(s)));
-    for (const auto& c : p.spec().joints()) holds_.push_back(cond(c.term));
+    for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(cond(p.term(static_cast<int>(k))));
   }
 
   void begin(int negated, uint64_t seed) override {
@@ -94,9 +94,9 @@ class Z3Oracle final : public JointOracle {
   z3::expr fold(const TermNode& n) {
     z3::expr c = var(p_.slot(n.over.count, n.over.arg, -1));
     z3::expr_vector parts(ctx_);
-    for (int64_t k = n.over.from; k < p_.bound(n.over.count); ++k) {
-      z3::expr in = ctx_.int_val(k) < c;
-      const Term b = n.body(k);
+    for (size_t i = 0; i < n.kids.size(); ++i) {  // unrolled: kids[i] is the body at from + i
+      z3::expr in = ctx_.int_val(n.over.from + static_cast<int64_t>(i)) < c;
+      const Term& b = n.kids[i];
       switch (n.op) {
         case TermOp::Sum: parts.push_back(z3::ite(in, num(b), ctx_.int_val(0))); break;
         case TermOp::Prod: parts.push_back(z3::ite(in, num(b), ctx_.int_val(1))); break;

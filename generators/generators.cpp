@@ -158,10 +158,12 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
         (!with_out_ || engine_.solve_outs(rng, &values_, tuple_)))
       break;
     ++stats_.dead_ends;
+    stats_.solver_calls = engine_.joint().oracle_calls();
     if (i + 1 < retries) continue;
     if (task.valid() && !sampling) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
     return false;
   }
+  stats_.solver_calls = engine_.joint().oracle_calls();
   out.op = spec_.op();
   out.args.clear(), out.kwargs.clear(), out.outs.clear();
   for (size_t i = 0; i < spec_.args().size(); ++i) {

@@ -51,6 +51,7 @@ struct GenerationStats {
   uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
   uint64_t skipped_tasks = 0; // invalid tasks whose constraint could not be violated
   uint64_t rounds = 0;        // completed passes over the task plan
+  uint64_t solver_calls = 0;  // queries to the joint-constraint solver
 };
 
 enum class Validity { Valid, Invalid };

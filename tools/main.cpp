@@ -160,13 +160,14 @@ int cmd_generate(const std::vector<std::string>& args) {
     rows.emplace_back(spec, std::move(sum));
   }
   if (o.jsonl) return 0;
-  std::printf("%-30s %8s %7s %8s %7s %6s %10s %10s\n", "op", "samples", "valid", "invalid", "dtypes", "ranks",
-              "dead-ends", "samples/s");
+  std::printf("%-30s %8s %7s %8s %7s %6s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes", "ranks",
+              "dead-ends", "z3-calls", "samples/s");
   for (const auto& [spec, s] : rows)
-    std::printf("%-30s %8llu %7llu %8llu %7zu %6zu %10llu %10.0f\n", spec->op().c_str(),
+    std::printf("%-30s %8llu %7llu %8llu %7zu %6zu %10llu %9llu %10.0f\n", spec->op().c_str(),
                 static_cast<unsigned long long>(s.valid + s.invalid), static_cast<unsigned long long>(s.valid),
                 static_cast<unsigned long long>(s.invalid), s.dtypes.size(), s.ranks.size(),
-                static_cast<unsigned long long>(s.stats.dead_ends), (s.valid + s.invalid) / std::max(s.seconds, 1e-9));
+                static_cast<unsigned long long>(s.stats.dead_ends),
+                static_cast<unsigned long long>(s.stats.solver_calls), (s.valid + s.invalid) / std::max(s.seconds, 1e-9));
   return 0;
 }
 

@@ -14,6 +14,7 @@ const std::vector<Spec>& spec_db() {
     db::add_shape(specs);
     db::add_indexing(specs);
     db::add_conv_pool(specs);
+    db::add_norm(specs);
     db::add_creation(specs);
     for (const auto& s : specs) solve_order(s);  // a cycle or bad index fails at start-up, naming the spec
     return specs;

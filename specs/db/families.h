@@ -10,5 +10,6 @@ void add_reduction(std::vector<Spec>& db);
 void add_shape(std::vector<Spec>& db);
 void add_indexing(std::vector<Spec>& db);
 void add_conv_pool(std::vector<Spec>& db);
+void add_norm(std::vector<Spec>& db);
 void add_creation(std::vector<Spec>& db);
 }  // namespace opsfuzz::db

@@ -8,21 +8,6 @@ using namespace dsl;
 
 namespace {
 
-int64_t sum(const IntList& l) { return std::accumulate(l.begin(), l.end(), int64_t{0}); }
-int64_t product(const IntList& l) { return std::accumulate(l.begin(), l.end(), int64_t{1}, std::multiplies<>()); }
-
-// The fewest factors, each in [1, max], whose product is n (a large number when impossible).
-int64_t min_factors(int64_t n, int64_t max) {
-  static thread_local std::map<std::pair<int64_t, int64_t>, int64_t> memo;
-  if (n == 1) return 0;
-  auto [it, fresh] = memo.try_emplace({n, max}, 1 << 20);
-  if (!fresh) return it->second;
-  int64_t best = 1 << 20;
-  for (int64_t d = std::min(n, max); d >= 2; --d)
-    if (n % d == 0) best = std::min(best, 1 + min_factors(n / d, max));
-  return memo[{n, max}] = best;
-}
-
 // cat: all sizes of the entries agree with entry 0 except along one dim, the first where an
 // entry differs. The dims along which the entries already differ from entry 0:
 std::vector<int64_t> differing_dims(const MetaArg& list, int64_t upto_entry, const IntList* partial) {
@@ -68,31 +53,29 @@ void add_shape(std::vector<Spec>& db) {
             })))));
 
   // split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+  enum { Self, SplitSizes, SplitDim };
   db.push_back(Spec("split_with_sizes_copy.default")
       .in(Tensor("self")
             .rank(Ge(1)))
-      .in(LengthList("split_sizes").deps(0, 2)
-            .length(Ge(1))
-            .value(Named("non-negative, summing to self.size(dim)", Be(
-                [](const Ctx& c) { return c.index + 1 < c.count ? 0 : c.size(0, c.as_int(2)) - sum(*c.partial); },
-                [](const Ctx& c) { return c.size(0, c.as_int(2)) - sum(*c.partial); }))))
-      .in(Dim("dim").deps(0)
-            .value(dim_of(0))));
+      .in(LengthList("split_sizes").deps(Self, SplitDim)
+            .length(Ge(1)))
+      .in(Dim("dim").deps(Self)
+            .value(dim_of(Self)))
+      .joint("split_sizes non-negative", all(elems(SplitSizes), [](int64_t i) { return elem(SplitSizes, i) >= 0; }))
+      .joint("split_sizes sum to self.size(dim)", sum(elems(SplitSizes)) == size(Self, value(SplitDim))));
 
   // view_copy(Tensor self, SymInt[] size) -> Tensor
+  enum { NewShape = 1 };
+  auto entry = [](int64_t i) { return elem(NewShape, i); };
+  Term inferred = any(elems(NewShape), [=](int64_t i) { return entry(i) == -1; });
+  Term known = prod(elems(NewShape), [=](int64_t i) { return ite(entry(i) == -1, 1, entry(i)); });
   db.push_back(Spec("view_copy.default")
       .in(Tensor("self"))
-      .in(Shape("size").deps(0)
-            .value(Scope(Named("no inferred (-1) size", Ge(0))))
-            .length(Scope(Ge([](const Ctx& c) { return min_factors(c.numel(0), 8); })))
-            .value(Named("product equals self.numel()", In([](const Ctx& c) {
-              int64_t rest = c.numel(0) / std::max<int64_t>(1, product(*c.partial));
-              int64_t slots = c.count - c.index - 1;
-              IntList ok;
-              for (int64_t d : divisors(rest, 8))
-                if (min_factors(rest / d, 8) <= slots) ok.push_back(d);
-              return ok;
-            })))));
+      .in(Shape("size").deps(Self))
+      .joint("sizes are -1 or non-negative", all(elems(NewShape), [=](int64_t i) { return entry(i) >= -1; }))
+      .joint("at most one -1", sum(elems(NewShape), [=](int64_t i) { return entry(i) == -1; }) <= 1)
+      .joint("sizes match self.numel()",
+             ite(inferred, known >= 1 && numel(Self) % known == 0, known == numel(Self))));
 
   // constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
   db.push_back(Spec("constant_pad_nd.default")
@@ -127,6 +110,31 @@ void add_shape(std::vector<Spec>& db) {
               if (std::none_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) return std::nullopt;
               return c.dtype(0);
             }))));
+
+  // pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+  // An upscale factor that is a multiple of 2^32 divides by zero in this build, and one whose
+  // square wraps returns negative sizes: the limits keep it small.
+  enum { Factor = 1 };
+  db.push_back(Spec("pixel_shuffle.default")
+      .in(Tensor("self")
+            .rank(Ge(3)))
+      .in(Int("upscale_factor").deps(Self))
+      .joint("upscale_factor positive", value(Factor) >= 1)
+      .joint("channels divisible by upscale_factor^2", size(Self, -3) % (value(Factor) * value(Factor)) == 0));
+
+  // unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+  // (the view unfold returns negative sizes for a negative size when another dim is empty)
+  enum { Dimension = 1, WindowSize, Step };
+  db.push_back(Spec("unfold_copy.default")
+      .in(Tensor("self"))
+      .in(Dim("dimension").deps(Self)
+            .value(dim_of(Self)))
+      .in(Int("size").deps(Self, Dimension))
+      .in(Int("step")
+            .value(Gt(0)))
+      .joint("size non-negative", value(WindowSize) >= 0)
+      .joint("size at most self.size(dimension)",
+             value(WindowSize) <= ite(rank(Self) == 0, 1, size(Self, value(Dimension)))));
 }
 
 }  // namespace opsfuzz::db
