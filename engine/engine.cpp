@@ -119,6 +119,20 @@ VariableSpace AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx&
   return s;
 }
 
+VariableSpace AttributeEngine::constant_domain(const ArgSpec& arg, Attribute a, int skip) const {
+  static const std::vector<MetaArg> no_args;
+  MetaArg self;
+  self.argtype = arg.type;
+  Ctx ctx(no_args, nullptr, self);
+  VariableSpace s = universe(arg.type, a, self);
+  for (size_t k = 0; k < arg.constraints.size(); ++k) {
+    const auto& c = arg.constraints[k];
+    if (c.attribute != a || !c.constant || static_cast<int>(k) == skip) continue;
+    if (auto op = c.fn(ctx)) apply(s, c.suffix, *op, false);
+  }
+  return s;
+}
+
 std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
                                                size_t all_up_to) const {
   std::vector<Value> out;
@@ -376,7 +390,7 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
   out.variants = 1;
   out.violated.clear();
   bool violated = false;
-  if (joint_.active()) joint_.begin(task.joint, rng);
+  if (joint_.active()) joint_.begin(task, rng);
   for (int arg : order_) {
     ArgRequest req;
     req.lenient = violated;

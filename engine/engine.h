@@ -38,6 +38,8 @@ class AttributeEngine {
   // into arg.constraints) is applied negated; `negated` tells whether it applied here.
   VariableSpace solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                       std::vector<std::string>* applied = nullptr, bool lenient = false) const;
+  // The universe narrowed by the constraints on `a` that read no context (all but `skip`).
+  VariableSpace constant_domain(const ArgSpec& arg, Attribute a, int skip) const;
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
   // space with at most `all_up_to` members gives all of them.
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;

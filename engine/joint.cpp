@@ -46,7 +46,7 @@ std::optional<int64_t> eval_fold(const TermNode& n, int64_t count, Eval&& eval) 
 }  // namespace
 
 JointProblem::JointProblem(const Spec& spec, const Config& cfg, const AttributeEngine& attrs)
-    : spec_(spec), cfg_(cfg), block_(kHeaderSlots + cfg.limits.max_rank + cfg.limits.max_int_list) {
+    : spec_(spec), cfg_(cfg), attrs_(attrs), block_(kHeaderSlots + cfg.limits.max_rank + cfg.limits.max_int_list) {
   const auto& lim = cfg.limits;
   size_t n = spec.args().size() * static_cast<size_t>(block_);
   lo_.assign(n, 0), hi_.assign(n, 0), is_used_.assign(n, 0);
@@ -98,6 +98,13 @@ Term JointProblem::unroll(const Term& t) const {
     for (auto& k : u.kids) k = unroll(k);
   }
   return Term(std::make_shared<const TermNode>(std::move(u)));
+}
+
+VariableSpace JointProblem::domain(int slot, int skip) const {
+  int64_t k = slot % block_;
+  static constexpr Attribute header[] = {Attribute::Optional, Attribute::Rank, Attribute::Length, Attribute::Value};
+  Attribute a = k < kHeaderSlots ? header[k] : k - kHeaderSlots < cfg_.limits.max_rank ? Attribute::Size : Attribute::Value;
+  return attrs_.constant_domain(spec_.args()[static_cast<size_t>(arg_of(slot))], a, skip);
 }
 
 int64_t JointProblem::bound(JointAttr count) const {
@@ -244,14 +251,23 @@ JointSolver::JointSolver(const Spec& spec, const Config& cfg, const AttributeEng
   by_slot_.resize(static_cast<size_t>(problem_.slot_count()));
 }
 
-void JointSolver::begin(int negated, Rng& rng) {
-  negated_ = negated;
+void JointSolver::begin(const Task& task, Rng& rng) {
+  negated_ = task.joint;
+  int skip_arg = task.joint < 0 && !task.valid() ? task.arg : -1;  // its violated constraint
+  auto [it, fresh] = per_task_.try_emplace({task.joint, skip_arg < 0 ? -1 : skip_arg * 1024 + task.constraint});
+  PerTask& pt = it->second;
+  task_ = &pt;
   size_t n = static_cast<size_t>(problem_.slot_count());
+  if (fresh) {
+    pt.domains.resize(n);
+    for (int s : problem_.used_slots())
+      pt.domains[static_cast<size_t>(s)] = problem_.domain(s, problem_.arg_of(s) == skip_arg ? task.constraint : -1);
+  }
   fixed_.reset(n);
   active_.clear();
   for (auto& v : by_slot_) v.clear();
   for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
-    if (static_cast<int>(k) == negated) active_.push_back(&problem_.negation(static_cast<int>(k)));
+    if (static_cast<int>(k) == negated_) active_.push_back(&problem_.negation(static_cast<int>(k)));
     else
       for (const auto& in : problem_.instances(static_cast<int>(k))) active_.push_back(&in);
   }
@@ -259,13 +275,12 @@ void JointSolver::begin(int negated, Rng& rng) {
     for (int s : in->slots) by_slot_[static_cast<size_t>(s)].push_back(in);
   have_witness_ = false;
   if (!oracle_) return;
-  oracle_->begin(negated, rng.next());
-  // A first model, the same for every tuple of this negation: later ones follow the choices.
-  auto [it, fresh] = first_models_.try_emplace(negated);
-  if (fresh && !oracle_->solve(-1, {}, it->second)) it->second.clear();
-  if (it->second.empty()) return;  // no model at all: the first choice dead-ends
+  oracle_->begin(negated_, pt.domains, rng.next());
+  // A first model, the same for every tuple of this task: later ones follow the choices.
+  if (fresh && !oracle_->solve(-1, {}, pt.first_model)) pt.first_model.clear();
+  if (pt.first_model.empty()) return;  // no model at all: the first choice dead-ends
   witness_.reset(n);
-  for (int s : problem_.used_slots()) witness_.set(s, it->second[static_cast<size_t>(s)]);
+  for (int s : problem_.used_slots()) witness_.set(s, pt.first_model[static_cast<size_t>(s)]);
   have_witness_ = true;
 }
 
@@ -352,7 +367,9 @@ bool JointSolver::repair(int slot, Rng& rng) {
     auto& value = witness_.values[static_cast<size_t>(s)];
     int best = std::numeric_limits<int>::max(), ties = 0;
     int64_t chosen = value;
+    const VariableSpace& domain = task_->domains[static_cast<size_t>(s)];
     for (int64_t v = problem_.lo(s); v <= problem_.hi(s); ++v) {
+      if (!domain.contains(coerce(domain.type(), Value(v)))) continue;
       value = v;
       int n = broken_at(s);
       if (n < best) best = n, chosen = v, ties = 1;

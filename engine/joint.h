@@ -20,6 +20,7 @@
 namespace opsfuzz {
 
 class AttributeEngine;
+struct Task;
 
 // A value for some slots; the others are unknown.
 struct Assignment {
@@ -53,6 +54,10 @@ class JointProblem {
   const Instance& negation(int k) const { return negations_[static_cast<size_t>(k)]; }
   // Constraint k's term with every fold expanded over the limits (kids[i]: the body at from + i).
   const Term& term(int k) const { return terms_[static_cast<size_t>(k)]; }
+  // The values `slot` may take by the constant per-variable constraints of its argument,
+  // leaving out constraint `skip` of that argument (the one an invalid task violates).
+  VariableSpace domain(int slot, int skip) const;
+  int arg_of(int slot) const { return static_cast<int>(slot / block_); }
   // Partial evaluation: nullopt when the value depends on unknown slots (or divides by 0).
   std::optional<int64_t> eval(const Term& t, const Assignment& a) const;
   // The slot an Attr node reads, given the assignment (for a computed index); -1 if unknown.
@@ -66,6 +71,7 @@ class JointProblem {
 
   const Spec& spec_;
   const Config& cfg_;
+  const AttributeEngine& attrs_;
   int64_t block_;  // slots per argument
   std::vector<int64_t> lo_, hi_;
   std::vector<uint8_t> is_used_;
@@ -79,8 +85,9 @@ class JointProblem {
 class JointOracle {
  public:
   virtual ~JointOracle() = default;
-  // A new tuple: every constraint holds except `negated` (-1: none), which fails.
-  virtual void begin(int negated, uint64_t seed) = 0;
+  // A new tuple: every constraint holds except `negated` (-1: none), which fails; each
+  // used slot stays in domains[slot].
+  virtual void begin(int negated, const std::vector<VariableSpace>& domains, uint64_t seed) = 0;
   virtual void fix(int slot, int64_t v) = 0;
   // A model of the system with the fixed values and `slot` one of `allowed` (slot -1: no such
   // condition), into `model` (by slot). False when there is none. Throws on a timeout.
@@ -98,8 +105,8 @@ class JointSolver {
   bool active() const { return !problem_.empty(); }
   bool exact() const { return oracle_ != nullptr; }  // look-ahead; else sampling with retry
   const JointProblem& problem() const { return problem_; }
-  // A new tuple, violating joint constraint `negated` (-1: none).
-  void begin(int negated, Rng& rng);
+  // A new tuple for `task`: an invalid one violates a joint or a per-variable constraint.
+  void begin(const Task& task, Rng& rng);
   // The slot that engine variable is, or -1 when no joint constraint reads it.
   int slot(int arg, ArgType type, Attribute a, int64_t element) const;
   // Removes from `space` the values some instance rules out; the labels of those instances
@@ -129,7 +136,12 @@ class JointSolver {
   Assignment witness_;  // a model consistent with the fixed values
   bool have_witness_ = false;
   int negated_ = -1;
-  std::map<int, std::vector<int64_t>> first_models_;  // by negated constraint
+  struct PerTask {  // what depends only on the task
+    std::vector<VariableSpace> domains;  // by slot
+    std::vector<int64_t> first_model;    // empty: none
+  };
+  std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
+  const PerTask* task_ = nullptr;
 };
 
 }  // namespace opsfuzz

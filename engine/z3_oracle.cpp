@@ -5,6 +5,7 @@
 #include <z3++.h>
 #endif
 
+#include <cmath>
 #include <stdexcept>
 
 namespace opsfuzz {
@@ -37,7 +38,7 @@ class Z3Oracle final : public JointOracle {
     for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(cond(p.term(static_cast<int>(k))));
   }
 
-  void begin(int negated, uint64_t seed) override {
+  void begin(int negated, const std::vector<VariableSpace>& domains, uint64_t seed) override {
     z3::params tactic(ctx_);
     tactic.set("random_seed", static_cast<unsigned>(seed));
     tactic.set("arith.random_initial_value", true);
@@ -46,6 +47,7 @@ class Z3Oracle final : public JointOracle {
     limits.set("timeout", timeout_ms_);
     solver_->set(limits);
     solver_->add(bounds_);
+    for (int s : p_.used_slots()) solver_->add(member(var(s), domains[static_cast<size_t>(s)]));
     for (size_t k = 0; k < holds_.size(); ++k) solver_->add(static_cast<int>(k) == negated ? !holds_[k] : holds_[k]);
   }
 
@@ -115,6 +117,21 @@ class Z3Oracle final : public JointOracle {
       case TermOp::All: return z3::mk_and(parts);
       default: return z3::mk_or(parts);
     }
+  }
+
+  z3::expr member(const z3::expr& x, const VariableSpace& d) {
+    z3::expr_vector any(ctx_);
+    if (d.is_interval()) {
+      for (const auto& iv : d.intervals()) {
+        z3::expr in = ctx_.bool_val(true);
+        if (std::isfinite(iv.lo)) in = in && x >= ctx_.int_val(static_cast<int64_t>(std::ceil(iv.lo)));
+        if (std::isfinite(iv.hi)) in = in && x <= ctx_.int_val(static_cast<int64_t>(std::floor(iv.hi)));
+        any.push_back(in);
+      }
+      return z3::mk_or(any);
+    }
+    for (const auto& v : d.values()) any.push_back(x == ctx_.int_val(as_int(v)));
+    return d.is_cofinite() ? !z3::mk_or(any) : z3::mk_or(any);
   }
 
   z3::expr floor_div(const z3::expr& a, const z3::expr& b) {  // Z3's div rounds down for b > 0 only

@@ -68,7 +68,7 @@ template <class F> std::string text(const F& f) {
 
 template <class F> Cond cond(Suffix s, F f, bool many = false) {
   std::string t = text(f);
-  return Cond{s, function(std::move(f), many), std::move(t)};
+  return Cond{s, function(std::move(f), many), std::move(t), true, !std::is_invocable_v<F, const Ctx&>};
 }
 
 }  // namespace detail
@@ -90,9 +90,11 @@ template <class L, class H> Cond Be(L lo, H hi) {
     if constexpr (std::is_invocable_v<decltype(x), const Ctx&>) return x(c);
     else return x;
   };
-  return Be([=](const Ctx& c) {
+  Cond c = Be([=](const Ctx& c) {
     return std::vector<double>{static_cast<double>(get(lo, c)), static_cast<double>(get(hi, c))};
   });
+  c.constant = !std::is_invocable_v<L, const Ctx&> && !std::is_invocable_v<H, const Ctx&>;
+  return c;
 }
 
 // Scope: narrows what is generated without being a rule of the op, so invalid generation

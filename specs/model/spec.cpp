@@ -43,7 +43,7 @@ ArgSpec& ArgSpec::add(Attribute a, Cond c) {
                                 ") has no " + std::string(opsfuzz::name(a)) + " attribute");
   std::string label = name + "." + std::string(opsfuzz::name(a)) + "." +
                       std::string(opsfuzz::name(c.suffix)) + "(" + c.text + ")";
-  constraints.push_back({a, c.suffix, std::move(c.fn), std::move(label), c.negatable});
+  constraints.push_back({a, c.suffix, std::move(c.fn), std::move(label), c.negatable, c.constant});
   return *this;
 }
 

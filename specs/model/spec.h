@@ -73,6 +73,7 @@ struct Constraint {
   ConstraintFn fn;
   std::string label;       // "other.Size.Gen(broadcastable_with(self))"
   bool negatable = true;   // false: narrows what is generated, not a validity rule of the op
+  bool constant = false;   // fn reads nothing of the context
 };
 
 // A condition before it is attached to an attribute: what the DSL's Eq(...), In(...) build.
@@ -81,6 +82,7 @@ struct Cond {
   ConstraintFn fn;
   std::string text;
   bool negatable = true;
+  bool constant = false;
 };
 
 struct ArgSpec {
