@@ -20,13 +20,15 @@ int64_t floor_div(int64_t a, int64_t b) {
 bool is_fold(TermOp op) { return op >= TermOp::Sum; }
 
 // The known value of a fold, or nullopt. And/Or-like folds decide early on a known answer.
-// `n` is unrolled: kids[i] is the body at index from + i.
+// Unrolled folds (no body) hold the body at index from + i in kids[i].
 template <class Eval>
 std::optional<int64_t> eval_fold(const TermNode& n, int64_t count, Eval&& eval) {
   bool unknown = false;
   int64_t acc = n.op == TermOp::Sum ? 0 : 1;
-  for (int64_t i = n.over.from; i < count && static_cast<size_t>(i - n.over.from) < n.kids.size(); ++i) {
-    auto v = eval(n.kids[static_cast<size_t>(i - n.over.from)]);
+  for (int64_t i = n.over.from; i < count; ++i) {
+    size_t k = static_cast<size_t>(i - n.over.from);
+    if (!n.body && k >= n.kids.size()) break;
+    auto v = n.body ? eval(n.body(i)) : eval(n.kids[k]);
     if (!v) {
       unknown = true;
       continue;

@@ -6,6 +6,9 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 namespace opsfuzz {
 namespace {
 
@@ -55,12 +58,73 @@ std::vector<const Spec*> all_specs() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::ValuesIn(all_specs()), [](const auto& info) {
+std::string test_name(const ::testing::TestParamInfo<const Spec*>& info) {
   std::string n = info.param->op();
   for (auto& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
-});
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::ValuesIn(all_specs()), test_name);
+
+// ---- Specs with joint constraints ---------------------------------------------------------
+
+class JointSpec : public SpecDB {};
+
+TEST_P(JointSpec, ValidGenerationNeverDeadEndsWithZ3) {
+  if (!have_z3()) GTEST_SKIP() << "built without Z3 (OPSFUZZ_WITH_Z3=OFF): joint constraints are sampled with retry";
+  ArgumentTupleGenerator gen(*GetParam(), Config{}, 2026, Validity::Valid);
+  Sample s;
+  for (size_t i = 0; i < kSamples; ++i) ASSERT_TRUE(gen.next(s));
+  EXPECT_EQ(gen.stats().dead_ends, 0u) << GetParam()->op();
+  EXPECT_EQ(gen.stats().attempts, kSamples) << GetParam()->op();
+}
+
+TEST_P(JointSpec, SampledWithoutLookAheadStillValid) {
+  ArgumentTupleGenerator gen(*GetParam(), Config::parse("sampling"), 2026, Validity::Valid);
+  std::vector<Sample> samples;
+  Sample s;
+  while (samples.size() < 100 && gen.next(s)) samples.push_back(s);
+  ASSERT_FALSE(samples.empty());
+  auto outcomes = execute_isolated(samples);
+  for (size_t i = 0; i < samples.size(); ++i)
+    EXPECT_EQ(outcomes[i].kind, Outcome::Accepted)
+        << GetParam()->op() << " #" << samples[i].index << ": " << outcomes[i].message;
+}
+
+std::vector<const Spec*> joint_specs() {
+  std::vector<const Spec*> out;
+  for (const auto& s : spec_db())
+    if (!s.joints().empty()) out.push_back(&s);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_specs()), test_name);
+
+// Distinct values of `key` over 200 valid samples of `op`.
+template <class Key> size_t distinct(const char* op, Key key) {
+  ArgumentTupleGenerator gen(*find_spec(op), Config{}, 2026, Validity::Valid);
+  std::set<decltype(key(Sample{}))> seen;
+  Sample s;
+  for (int i = 0; i < 200 && gen.next(s); ++i) seen.insert(key(s));
+  return seen.size();
+}
+
+IntList ints(const Sample& s, size_t arg) { return std::get<IntList>(s.metas.at(arg).value); }
+
+TEST(JointDiversity, SplitSizes) {
+  size_t n = distinct("split_with_sizes_copy.default", [](const Sample& s) { return ints(s, 1); });
+  std::printf("split_with_sizes_copy: %zu distinct split_sizes in 200 samples\n", n);
+  EXPECT_GE(n, 50u);
+}
+
+TEST(JointDiversity, ConvolutionParameters) {
+  size_t n = distinct("convolution.default", [](const Sample& s) {
+    return std::tuple(ints(s, 3), ints(s, 4), ints(s, 5), as_int(s.metas.at(8).value));
+  });
+  std::printf("convolution: %zu distinct (stride, padding, dilation, groups) in 200 samples\n", n);
+  EXPECT_GE(n, 30u);
+}
 
 }  // namespace
 }  // namespace opsfuzz

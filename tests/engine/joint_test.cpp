@@ -1,0 +1,193 @@
+// Joint constraints: term evaluation, forward checking, look-ahead with Z3, negation, and the
+// sampling fallback.
+#include "engine/engine.h"
+#include "specs/model/relations.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace opsfuzz {
+namespace {
+using namespace dsl;
+
+#define SKIP_WITHOUT_Z3() \
+  if (!have_z3()) GTEST_SKIP() << "built without Z3 (OPSFUZZ_WITH_Z3=OFF): joint constraints are sampled"
+
+int64_t sum_of(const MetaArg& m) {
+  const auto& l = std::get<IntList>(m.value);
+  return std::accumulate(l.begin(), l.end(), int64_t{0});
+}
+
+// Four entries in [0, 9] that sum to 3: drawn one at a time, the early entries often overshoot.
+Spec tight_sum() {
+  Spec s("t.tight_sum");
+  s.in(LengthList("parts").length(Eq(4)))
+      .joint("parts non-negative", all(elems(0), [](int64_t i) { return elem(0, i) >= 0; }))
+      .joint("parts sum to 3", sum(elems(0)) == 3);
+  return s;
+}
+
+struct Run {
+  int dead_ends = 0;
+  std::vector<MetaTuple> tuples;
+};
+
+Run run(const Spec& spec, Config cfg, const Task& task, int n, uint64_t seed = 1) {
+  MetaArgTupleEngine engine(spec, cfg);
+  Run r;
+  Rng rng(seed);
+  while (static_cast<int>(r.tuples.size()) < n) {
+    MetaTuple t;
+    if (engine.solve(task, 0, rng, nullptr, nullptr, t)) r.tuples.push_back(std::move(t));
+    else if (++r.dead_ends > 100 * n) break;
+  }
+  return r;
+}
+
+Config with(JointStrategy j) {
+  Config cfg;
+  cfg.joint = j;
+  return cfg;
+}
+
+TEST(Term, EvaluatesLikePythonAndPartially) {
+  Spec s("t.eval");
+  s.in(Int("a")).in(Int("b")).joint("uses a and b", value(0) + value(1) >= 0);
+  Config cfg;
+  AttributeEngine attrs(cfg);
+  JointProblem p(s, cfg, attrs);
+  Assignment a;
+  a.reset(static_cast<size_t>(p.slot_count()));
+  EXPECT_EQ(p.eval(Term(-7) / 2, a), -4);
+  EXPECT_EQ(p.eval(Term(-7) % 2, a), 1);
+  EXPECT_EQ(p.eval(Term(7) % -2, a), -1);
+  EXPECT_EQ(p.eval(Term(7) / 0, a), std::nullopt);
+  EXPECT_EQ(p.eval(ite(Term(3) > 2, 10, 20), a), 10);
+  Term x = value(0), y = value(1);
+  EXPECT_EQ(p.eval(x + y, a), std::nullopt);     // both unknown
+  EXPECT_EQ(p.eval(x * 0 == 0, a), 1);             // decided without x
+  EXPECT_EQ(p.eval((x > 1) && (Term(1) > 2), a), 0);
+  EXPECT_EQ(p.eval((x > 1) || (Term(3) > 2), a), 1);
+  a.set(p.slot(JointAttr::Value, 0, -1), 4);
+  EXPECT_EQ(p.eval(x * x - 1, a), 15);
+  EXPECT_EQ(p.eval(x + y, a), std::nullopt);
+  EXPECT_EQ(p.slot(JointAttr::Rank, 0, -1), -1);  // read by no constraint
+}
+
+TEST(Term, FoldsRunOverTheRankOrLength) {
+  Spec s("t.folds");
+  s.in(Tensor("self")).in(LengthList("l")).joint("reads both", numel(0) == sum(elems(1)));
+  Config cfg;
+  AttributeEngine attrs(cfg);
+  JointProblem p(s, cfg, attrs);
+  Assignment a;
+  a.reset(static_cast<size_t>(p.slot_count()));
+  a.set(p.slot(JointAttr::Rank, 0, -1), 3);
+  for (int64_t d = 0; d < 3; ++d) a.set(p.slot(JointAttr::Size, 0, d), d + 2);  // [2, 3, 4]
+  EXPECT_EQ(p.eval(numel(0), a), 24);
+  EXPECT_EQ(p.eval(size(0, -1), a), 4);                 // negative dims count from the end
+  EXPECT_EQ(p.eval(size(0, value(1)), a), std::nullopt);  // a computed dim that is unknown
+  a.set(p.slot(JointAttr::Length, 1, -1), 2);
+  a.set(p.slot(JointAttr::Elem, 1, 0), 20);
+  EXPECT_EQ(p.eval(sum(elems(1)), a), std::nullopt);  // entry 1 unknown
+  a.set(p.slot(JointAttr::Elem, 1, 1), 4);
+  EXPECT_EQ(p.eval(p.term(0), a), 1);
+  EXPECT_EQ(p.eval(all(dims(0, 1), [](int64_t d) { return size(0, d) >= 3; }), a), 1);
+  EXPECT_EQ(p.eval(any(dims(0), [](int64_t d) { return size(0, d) == 5; }), a), 0);
+}
+
+TEST(JointConstraints, UnknownArgumentNamesTheSpec) {
+  Spec s("t.bad_joint");
+  s.in(Int("a")).joint("names argument 3", value(3) == 1);
+  Config cfg;
+  try {
+    MetaArgTupleEngine engine(s, cfg);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("t.bad_joint"), std::string::npos) << e.what();
+  }
+}
+
+TEST(JointConstraints, ForwardCheckingSettlesTheLastVariable) {
+  Spec s("t.pair");
+  s.in(Int("a").value(Be(0, 5))).in(Int("b").deps(0)).joint("a + b == 5", value(0) + value(1) == 5);
+  auto r = run(s, with(JointStrategy::Sampling), {1, Attribute::Value, -1}, 200);
+  EXPECT_EQ(r.dead_ends, 0);  // b's space is narrowed to 5 - a before it is drawn
+  for (const auto& t : r.tuples) EXPECT_EQ(as_int(t.metas[0].value) + as_int(t.metas[1].value), 5);
+}
+
+TEST(JointConstraints, SamplingRetriesWhereZ3LooksAhead) {
+  Spec s = tight_sum();
+  Task task{0, Attribute::Length, -1};  // the entries are drawn at random, not focused
+  auto sampled = run(s, with(JointStrategy::Sampling), task, 200);
+  EXPECT_GT(sampled.dead_ends, 0);
+  for (const auto& t : sampled.tuples) EXPECT_EQ(sum_of(t.metas[0]), 3);
+  SKIP_WITHOUT_Z3();
+  auto solved = run(s, with(JointStrategy::Z3), task, 200);
+  EXPECT_EQ(solved.dead_ends, 0);
+  std::set<IntList> distinct;
+  for (const auto& t : solved.tuples) {
+    EXPECT_EQ(sum_of(t.metas[0]), 3);
+    for (auto v : std::get<IntList>(t.metas[0].value)) EXPECT_GE(v, 0);
+    distinct.insert(std::get<IntList>(t.metas[0].value));
+  }
+  EXPECT_EQ(distinct.size(), 20u);  // every composition of 3 into 4 parts
+}
+
+TEST(JointConstraints, InvalidTupleBreaksExactlyTheNegatedJointConstraint) {
+  SKIP_WITHOUT_Z3();
+  Spec s = tight_sum();
+  MetaArgTupleEngine engine(s, Config{});
+  auto tasks = engine.invalid_tasks();
+  ASSERT_EQ(tasks.size(), 3u);  // length, and the two joint constraints
+  ASSERT_EQ(tasks[2].joint, 1);
+  auto r = run(s, Config{}, tasks[2], 50);
+  EXPECT_EQ(r.dead_ends, 0);
+  for (const auto& t : r.tuples) {
+    EXPECT_EQ(t.violated, "parts sum to 3");
+    EXPECT_NE(sum_of(t.metas[0]), 3);
+    for (auto v : std::get<IntList>(t.metas[0].value)) EXPECT_GE(v, 0);  // the other one holds
+  }
+}
+
+TEST(JointConstraints, Z3TimeoutIsAnErrorNamingTheSpec) {
+  SKIP_WITHOUT_Z3();
+  // Sums of three cubes are hard for any solver; one millisecond is not enough.
+  Spec s("t.cubes");
+  s.in(Int("x")).in(Int("y")).in(Int("z"))
+      .joint("x^3 + y^3 + z^3 == 33", value(0) * value(0) * value(0) + value(1) * value(1) * value(1) +
+                                           value(2) * value(2) * value(2) == 33);
+  Config cfg;
+  cfg.limits.int_lo = -1'000'000'000'000'000, cfg.limits.int_hi = 1'000'000'000'000'000;
+  cfg.limits.solver_timeout_ms = 1;
+  MetaArgTupleEngine engine(s, cfg);
+  MetaTuple t;
+  Rng rng(0);
+  try {
+    engine.solve({0, Attribute::Value, -1}, 0, rng, nullptr, nullptr, t);
+    FAIL() << "expected the solver to give up";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.cubes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gave up"), std::string::npos) << e.what();
+  }
+}
+
+TEST(JointConstraints, SameSeedSameTuples) {
+  Spec s = tight_sum();
+  for (auto j : {JointStrategy::Sampling, JointStrategy::Z3}) {
+    if (j == JointStrategy::Z3 && !have_z3()) continue;
+    auto a = run(s, with(j), {0, Attribute::Value, -1}, 50, 9), b = run(s, with(j), {0, Attribute::Value, -1}, 50, 9);
+    for (size_t i = 0; i < a.tuples.size(); ++i)
+      EXPECT_EQ(a.tuples[i].metas[0].to_string(), b.tuples[i].metas[0].to_string());
+  }
+}
+
+TEST(Config, JointStrategyWords) {
+  EXPECT_EQ(Config::parse("sampling").joint, JointStrategy::Sampling);
+  if (have_z3()) EXPECT_EQ(Config::parse("sampling,z3").joint, JointStrategy::Z3);
+  else EXPECT_THROW(Config::parse("z3"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace opsfuzz
