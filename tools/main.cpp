@@ -38,7 +38,9 @@ options:
   --max N            samples per op (default %d); past one round of the coverage plan,
                      generation continues with new values
   --config WORDS     comma-separated: zerodim, empty, half, transposed, permuted, strided,
-                     channels_last ('no' prefix switches a default off: nozerodim)
+                     channels_last ('no' prefix switches a default off: nozerodim); and how
+                     joint constraints are solved: z3 (look-ahead, the default when built
+                     with Z3) or sampling (retry until they hold)
   --out              also generate out= tensors%s
   --help             this text
 )";
@@ -126,9 +128,29 @@ void observe(const Sample& s, OpSummary& sum) {
       if (!m.none && !t.none) sum.dtypes.insert(std::string(name(t.dtype))), sum.ranks.insert(t.shape.size());
 }
 
+// How a spec's joint constraints are solved under `cfg` ("" when it has none).
+std::string joint_mode(const Spec& spec, const Config& cfg) {
+  if (spec.joints().empty()) return "";
+  std::string n = std::to_string(spec.joints().size()) + " joint constraint" + (spec.joints().size() > 1 ? "s" : "");
+  if (cfg.joint == JointStrategy::Z3) return n + ", solved by Z3";
+  return n + ", sampled with retry" + (have_z3() ? "" : " (built without Z3)");
+}
+
+// Says once per run which of the specs sample their joint constraints instead of solving them.
+void note_sampling(const std::vector<const Spec*>& specs, const Config& cfg) {
+  if (cfg.joint == JointStrategy::Z3) return;
+  std::string ops;
+  for (const Spec* s : specs)
+    if (!s->joints().empty()) ops += (ops.empty() ? "" : ", ") + s->op();
+  if (!ops.empty())
+    std::fprintf(stderr, "ops-fuzz: note: %s: joint constraints are sampled with retry%s; expect dead-ends\n",
+                 ops.c_str(), have_z3() ? "" : " (this build has no Z3)");
+}
+
 int cmd_list_specs(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "--help") {
-    std::cout << "usage: ops-fuzz list-specs\n\nPrints each op of the SpecDB with its arguments.\n";
+    std::cout << "usage: ops-fuzz list-specs\n\nPrints each op of the SpecDB with its arguments, and how its joint\n"
+                 "constraints (relations across arguments) are solved in this build.\n";
     return 0;
   }
   if (!args.empty()) throw UsageError("list-specs takes no arguments");
@@ -137,7 +159,9 @@ int cmd_list_specs(const std::vector<std::string>& args) {
     for (size_t i = 0; i < s.args().size(); ++i)
       std::cout << (i ? ", " : "") << (s.args()[i].keyword ? "*" : "") << name(s.args()[i].type) << " "
                 << s.args()[i].name;
-    std::cout << ")\n";
+    std::cout << ")";
+    if (auto mode = joint_mode(s, Config{}); !mode.empty()) std::cout << "  [" << mode << "]";
+    std::cout << "\n";
   }
   return 0;
 }
@@ -146,7 +170,9 @@ int cmd_generate(const std::vector<std::string>& args) {
   Options o = parse(args, true);
   if (o.max < 0) o.max = 100;
   std::vector<std::pair<const Spec*, OpSummary>> rows;
-  for (const Spec* spec : select(o.ops)) {
+  auto specs = select(o.ops);
+  note_sampling(specs, o.cfg);
+  for (const Spec* spec : specs) {
     OpSummary sum;
     ArgumentTupleGenerator gen(*spec, o.cfg, o.seed, o.invalid ? Validity::Invalid : Validity::Valid, o.with_out);
     Sample s;
@@ -176,7 +202,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (o.max < 0) o.max = 200;
   int failures = 0;
   std::printf("%-30s %8s %9s %8s %8s %8s\n", "op", "samples", "expected", "accepted", "rejected", "crashed");
-  for (const Spec* spec : select(o.ops)) {
+  auto specs = select(o.ops);
+  note_sampling(specs, o.cfg);
+  for (const Spec* spec : specs) {
     ArgumentTupleGenerator gen(*spec, o.cfg, o.seed, o.invalid ? Validity::Invalid : Validity::Valid);
     std::vector<Sample> samples;
     Sample s;
