@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace opsfuzz {
 namespace {
@@ -18,32 +19,6 @@ int64_t floor_div(int64_t a, int64_t b) {
 }
 
 bool is_fold(TermOp op) { return op >= TermOp::Sum; }
-
-// The known value of a fold, or nullopt. And/Or-like folds decide early on a known answer.
-// Unrolled folds (no body) hold the body at index from + i in kids[i].
-template <class Eval>
-std::optional<int64_t> eval_fold(const TermNode& n, int64_t count, Eval&& eval) {
-  bool unknown = false;
-  int64_t acc = n.op == TermOp::Sum ? 0 : 1;
-  for (int64_t i = n.over.from; i < count; ++i) {
-    size_t k = static_cast<size_t>(i - n.over.from);
-    if (!n.body && k >= n.kids.size()) break;
-    auto v = n.body ? eval(n.body(i)) : eval(n.kids[k]);
-    if (!v) {
-      unknown = true;
-      continue;
-    }
-    switch (n.op) {
-      case TermOp::Sum: acc += *v; break;
-      case TermOp::Prod: acc *= *v; break;
-      case TermOp::All: if (*v == 0) return 0; break;
-      case TermOp::Any: if (*v != 0) return 1; break;
-      default: break;
-    }
-  }
-  if (unknown) return std::nullopt;
-  return n.op == TermOp::Any ? 0 : acc;
-}
 
 }  // namespace
 
@@ -76,30 +51,16 @@ JointProblem::JointProblem(const Spec& spec, const Config& cfg, const AttributeE
       JointAttr count = n.over.count;
       Term counted = count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg);
       for (int64_t i = n.over.from; i < bound(count); ++i)
-        list.push_back(instance(unroll(dsl::implies(Term(i) < counted, n.body(i))), static_cast<int>(k)));
+        list.push_back(instance(dsl::implies(Term(i) < counted, n.body(i)), static_cast<int>(k)));
     } else {
-      list.push_back(instance(unroll(t), static_cast<int>(k)));
+      list.push_back(instance(t, static_cast<int>(k)));
     }
     instances_.push_back(std::move(list));
-    terms_.push_back(unroll(t));
-    negations_.push_back(instance(!terms_.back(), static_cast<int>(k)));
+    programs_.push_back(compile(t));
+    negations_.push_back(instance(!t, static_cast<int>(k)));
   }
   for (size_t s = 0; s < is_used_.size(); ++s)
     if (is_used_[s]) used_.push_back(static_cast<int>(s));
-}
-
-Term JointProblem::unroll(const Term& t) const {
-  const TermNode& n = t.node();
-  if (n.op == TermOp::Const) return t;
-  TermNode u = n;
-  u.body = nullptr;
-  if (is_fold(n.op)) {
-    u.kids.clear();
-    for (int64_t i = n.over.from; i < bound(n.over.count); ++i) u.kids.push_back(unroll(n.body(i)));
-  } else {
-    for (auto& k : u.kids) k = unroll(k);
-  }
-  return Term(std::make_shared<const TermNode>(std::move(u)));
 }
 
 VariableSpace JointProblem::domain(int slot, int skip) const {
@@ -132,116 +93,140 @@ int JointProblem::slot(JointAttr a, int arg, int64_t index) const {
   return s >= 0 && is_used_[static_cast<size_t>(s)] ? s : -1;
 }
 
-std::string JointProblem::slot_name(int slot) const {
-  int64_t arg = slot / block_, k = slot % block_;
-  std::string s = spec_.args()[static_cast<size_t>(arg)].name;
-  if (k < kHeaderSlots) {
-    static const char* names[] = {"is_none", "rank", "length", "value"};
-    return s + "." + names[k];
-  }
-  k -= kHeaderSlots;
-  if (k < cfg_.limits.max_rank) return s + ".size[" + std::to_string(k) + "]";
-  return s + "[" + std::to_string(k - cfg_.limits.max_rank) + "]";
-}
-
-// Every slot the term may read, whatever the values.
-void JointProblem::collect(const Term& t, std::vector<int>& out) const {
-  const TermNode& n = t.node();
-  if (n.op == TermOp::Attr) {
-    bool indexed = n.attr == JointAttr::Size || n.attr == JointAttr::Elem;
-    const TermNode* index = indexed ? &n.kids[0].node() : nullptr;
-    if (!indexed || (index->op == TermOp::Const && index->value >= 0)) {
-      out.push_back(raw_slot(n.attr, n.arg, indexed ? index->value : -1));
-    } else {  // a computed or negative index may name any dim or entry
-      JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
-      for (int64_t i = 0; i < bound(count); ++i) out.push_back(raw_slot(n.attr, n.arg, i));
-      out.push_back(raw_slot(count, n.arg, -1));
+Program JointProblem::compile(const Term& t) const {
+  Program p;
+  std::unordered_map<const TermNode*, int> done;  // shared subterms compile once
+  std::vector<Term> bodies_alive;                 // so that no address in `done` is reused
+  auto add = [&](auto& self, const Term& term) -> int {
+    const TermNode& n = term.node();
+    if (auto it = done.find(&n); it != done.end()) return it->second;
+    Program::Node out;
+    out.op = n.op;
+    if (n.op == TermOp::Const) {
+      out.value = n.value;
+    } else if (n.op == TermOp::Attr) {
+      const TermNode* index = n.kids.empty() ? nullptr : &n.kids[0].node();
+      if (!index || (index->op == TermOp::Const && index->value >= 0)) {
+        out.slot = raw_slot(n.attr, n.arg, index ? index->value : -1);
+        if (out.slot < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint indexes past the limits");
+      } else {
+        out.attr = n.attr, out.arg = n.arg, out.a = self(self, n.kids[0]);
+        raw_slot(n.attr, n.arg, 0);  // checks the argument
+      }
+    } else if (is_fold(n.op)) {
+      out.value = n.over.from;
+      out.slot = raw_slot(n.over.count, n.over.arg, -1);
+      std::vector<int> bodies;
+      for (int64_t i = n.over.from; i < bound(n.over.count); ++i) {
+        bodies_alive.push_back(n.body(i));
+        bodies.push_back(self(self, bodies_alive.back()));
+      }
+      out.first = static_cast<int>(p.kids.size()), out.count = static_cast<int>(bodies.size());
+      p.kids.insert(p.kids.end(), bodies.begin(), bodies.end());
+    } else {
+      int* operands[] = {&out.a, &out.b, &out.c};
+      for (size_t k = 0; k < n.kids.size(); ++k) *operands[k] = self(self, n.kids[k]);
     }
-    if (out.back() < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint indexes past the limits");
-  } else if (is_fold(n.op)) {
-    out.push_back(raw_slot(n.over.count, n.over.arg, -1));
-  }
-  for (const auto& k : n.kids) collect(k, out);
+    p.nodes.push_back(out);
+    return done[&n] = static_cast<int>(p.nodes.size()) - 1;
+  };
+  add(add, t);
+  return p;
 }
 
-JointProblem::Instance JointProblem::instance(const Term& t, int k) const {
-  Instance in{t, k, {}};
-  collect(t, in.slots);
+JointProblem::Instance JointProblem::instance(const Term& t, int k) {
+  Instance in{compile(t), k, {}};
+  for (const auto& n : in.program.nodes) {
+    if (n.slot >= 0) in.slots.push_back(n.slot);
+    if (n.op == TermOp::Attr && n.slot < 0) {  // a computed index may name any dim or entry
+      JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
+      for (int64_t i = 0; i < bound(count); ++i) in.slots.push_back(raw_slot(n.attr, n.arg, i));
+      in.slots.push_back(raw_slot(count, n.arg, -1));
+    }
+  }
   std::sort(in.slots.begin(), in.slots.end());
   in.slots.erase(std::unique(in.slots.begin(), in.slots.end()), in.slots.end());
-  auto& used = const_cast<std::vector<uint8_t>&>(is_used_);  // filled while the constructor runs
-  for (int s : in.slots) used[static_cast<size_t>(s)] = 1;
+  for (int s : in.slots) is_used_[static_cast<size_t>(s)] = 1;
   return in;
 }
 
-int JointProblem::attr_slot(const TermNode& n, const Assignment& a) const {
-  if (n.attr != JointAttr::Size && n.attr != JointAttr::Elem) return raw_slot(n.attr, n.arg, -1);
-  auto i = eval(n.kids[0], a);
-  if (!i) return -1;
-  if (*i < 0) {
-    size_t rank = static_cast<size_t>(raw_slot(JointAttr::Rank, n.arg, -1));
-    if (n.attr == JointAttr::Elem || !a.known[rank]) return -1;
-    *i += a.values[rank];
+std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {
+  thread_local std::vector<int64_t> value;
+  thread_local std::vector<uint8_t> known;
+  value.resize(p.nodes.size()), known.resize(p.nodes.size());
+  auto is = [&](int i, int64_t v) { return known[size_t(i)] && value[size_t(i)] == v; };
+  auto read = [&](int slot) {
+    bool k = slot >= 0 && a.known[size_t(slot)];
+    return std::pair<bool, int64_t>(k, k ? a.values[size_t(slot)] : 0);
+  };
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const auto& n = p.nodes[i];
+    bool ka = n.a >= 0 && known[size_t(n.a)], kb = n.b >= 0 && known[size_t(n.b)];
+    int64_t x = ka ? value[size_t(n.a)] : 0, y = kb ? value[size_t(n.b)] : 0;
+    bool k = ka && kb;
+    int64_t v = 0;
+    switch (n.op) {
+      case TermOp::Const: k = true, v = n.value; break;
+      case TermOp::Attr: {
+        int slot = n.slot;
+        if (slot < 0 && ka) {  // a computed index: negative dims count from the end
+          auto [kr, rank] = read(raw_slot(JointAttr::Rank, n.arg, -1));
+          int64_t at = x < 0 && n.attr == JointAttr::Size && kr ? x + rank : x;
+          slot = raw_slot(n.attr, n.arg, at);
+        }
+        std::tie(k, v) = read(slot);
+        break;
+      }
+      case TermOp::Neg: k = ka, v = -x; break;
+      case TermOp::Not: k = ka, v = x == 0; break;
+      case TermOp::Add: v = x + y; break;
+      case TermOp::Sub: v = x - y; break;
+      case TermOp::Mul:
+        if (is(n.a, 0) || is(n.b, 0)) k = true, v = 0;
+        else v = x * y;
+        break;
+      case TermOp::Div: k = k && y != 0, v = k ? floor_div(x, y) : 0; break;
+      case TermOp::Mod: k = k && y != 0, v = k ? x - y * floor_div(x, y) : 0; break;
+      case TermOp::Lt: v = x < y; break;
+      case TermOp::Le: v = x <= y; break;
+      case TermOp::Gt: v = x > y; break;
+      case TermOp::Ge: v = x >= y; break;
+      case TermOp::Eq: v = x == y; break;
+      case TermOp::Ne: v = x != y; break;
+      case TermOp::And:
+        if ((ka && x == 0) || (kb && y == 0)) k = true, v = 0;
+        else v = 1;
+        break;
+      case TermOp::Or:
+        if ((ka && x != 0) || (kb && y != 0)) k = true, v = 1;
+        else v = 0;
+        break;
+      case TermOp::Ite: {
+        int pick = ka ? (x != 0 ? n.b : n.c) : -1;
+        if (pick >= 0) k = known[size_t(pick)], v = value[size_t(pick)];
+        else k = kb && known[size_t(n.c)] && y == value[size_t(n.c)], v = y;
+        break;
+      }
+      default: {  // folds; All and Any decide as soon as one body does
+        auto [kc, count] = read(n.slot);
+        k = kc, v = n.op == TermOp::Sum ? 0 : n.op == TermOp::Any ? 0 : 1;
+        for (int64_t j = n.value; kc && j < count && j - n.value < n.count; ++j) {
+          int body = p.kids[size_t(n.first + (j - n.value))];
+          if (!known[size_t(body)]) { k = false; continue; }
+          int64_t bv = value[size_t(body)];
+          if (n.op == TermOp::Sum) v += bv;
+          else if (n.op == TermOp::Prod) v *= bv;
+          else if ((n.op == TermOp::All && bv == 0) || (n.op == TermOp::Any && bv != 0)) {
+            k = true, v = n.op == TermOp::Any;
+            break;
+          }
+        }
+      }
+    }
+    known[i] = k, value[i] = v;
   }
-  return raw_slot(n.attr, n.arg, *i);
-}
-
-std::optional<int64_t> JointProblem::eval(const Term& t, const Assignment& a) const {
-  const TermNode& n = t.node();
-  auto kid = [&](size_t i) { return eval(n.kids[i], a); };
-  using O = std::optional<int64_t>;
-  switch (n.op) {
-    case TermOp::Const: return n.value;
-    case TermOp::Attr: {
-      int s = attr_slot(n, a);
-      if (s < 0 || !a.known[static_cast<size_t>(s)]) return std::nullopt;
-      return a.values[static_cast<size_t>(s)];
-    }
-    case TermOp::Neg: { O x = kid(0); return x ? O(-*x) : x; }
-    case TermOp::Not: { O x = kid(0); return x ? O(*x == 0) : x; }
-    case TermOp::And: {
-      O x = kid(0), y = kid(1);
-      if ((x && *x == 0) || (y && *y == 0)) return 0;
-      return x && y ? O(1) : std::nullopt;
-    }
-    case TermOp::Or: {
-      O x = kid(0), y = kid(1);
-      if ((x && *x != 0) || (y && *y != 0)) return 1;
-      return x && y ? O(0) : std::nullopt;
-    }
-    case TermOp::Ite: {
-      O c = kid(0);
-      if (c) return kid(*c != 0 ? 1 : 2);
-      O x = kid(1), y = kid(2);
-      return x && y && *x == *y ? x : std::nullopt;
-    }
-    case TermOp::Mul: {
-      O x = kid(0), y = kid(1);
-      if ((x && *x == 0) || (y && *y == 0)) return 0;
-      return x && y ? O(*x * *y) : std::nullopt;
-    }
-    case TermOp::Sum: case TermOp::Prod: case TermOp::All: case TermOp::Any: {
-      size_t count = static_cast<size_t>(raw_slot(n.over.count, n.over.arg, -1));
-      if (!a.known[count]) return std::nullopt;
-      return eval_fold(n, a.values[count], [&](const Term& b) { return eval(b, a); });
-    }
-    default: break;
-  }
-  O x = kid(0), y = kid(1);
-  if (!x || !y) return std::nullopt;
-  switch (n.op) {
-    case TermOp::Add: return *x + *y;
-    case TermOp::Sub: return *x - *y;
-    case TermOp::Div: return *y == 0 ? std::nullopt : O(floor_div(*x, *y));
-    case TermOp::Mod: return *y == 0 ? std::nullopt : O(*x - *y * floor_div(*x, *y));
-    case TermOp::Lt: return *x < *y;
-    case TermOp::Le: return *x <= *y;
-    case TermOp::Gt: return *x > *y;
-    case TermOp::Ge: return *x >= *y;
-    case TermOp::Eq: return *x == *y;
-    case TermOp::Ne: return *x != *y;
-    default: throw std::logic_error("unknown term");
-  }
+  if (p.nodes.empty() || !known.back()) return std::nullopt;
+  return value.back();
 }
 
 // ---- JointSolver -------------------------------------------------------------------------
@@ -309,7 +294,7 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   for (const Value& v : space.enumerate(static_cast<size_t>(n))) {
     fixed_.set(slot, as_int(v));
     for (const auto* in : by_slot_[static_cast<size_t>(slot)])
-      if (problem_.eval(in->term, fixed_) == 0) {
+      if (problem_.eval(in->program, fixed_) == 0) {
         out.push_back(v);
         const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
         if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
@@ -322,7 +307,7 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
 
 bool JointSolver::holds_on_witness() {
   for (const auto* in : active_)
-    if (problem_.eval(in->term, witness_) != 1) return false;
+    if (problem_.eval(in->program, witness_) != 1) return false;
   return true;
 }
 
@@ -353,13 +338,13 @@ bool JointSolver::repair(int slot, Rng& rng) {
   constexpr int64_t kValues = 64;  // slots with wider bounds are not moved
   auto broken_at = [&](int s) {
     int n = 0;
-    for (const auto* in : by_slot_[static_cast<size_t>(s)]) n += problem_.eval(in->term, witness_) != 1;
+    for (const auto* in : by_slot_[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
     return n;
   };
   for (int move = 0; move < kMoves; ++move) {
     const JointProblem::Instance* broken = nullptr;
     for (const auto* in : active_)
-      if (problem_.eval(in->term, witness_) != 1) { broken = in; break; }
+      if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
     if (!broken) return true;
     std::vector<int> free;
     for (int s : broken->slots)
@@ -402,7 +387,7 @@ void JointSolver::fix(int slot, int64_t v) {
 
 std::optional<std::string> JointSolver::broken() const {
   for (const auto* in : active_) {
-    auto v = problem_.eval(in->term, fixed_);
+    auto v = problem_.eval(in->program, fixed_);
     bool negation = in->constraint == negated_;
     if (negation ? v != 1 : v == 0) return problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
   }

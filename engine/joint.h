@@ -30,12 +30,28 @@ struct Assignment {
   void set(int slot, int64_t v) { values[static_cast<size_t>(slot)] = v, known[static_cast<size_t>(slot)] = 1; }
 };
 
+// A term compiled for evaluation: its nodes in evaluation order, each shared subterm once, and
+// every fold expanded over the limits. The last node is the result.
+struct Program {
+  struct Node {
+    TermOp op = TermOp::Const;
+    int64_t value = 0;  // Const; folds: the first index
+    int slot = -1;      // Attr with a fixed index; folds: the slot that counts the indices
+    JointAttr attr = JointAttr::Value;
+    int arg = -1;                // Attr with a computed (or negative) index
+    int a = -1, b = -1, c = -1;  // operands; Attr with a computed index: the index
+    int first = 0, count = 0;    // folds: their bodies, kids[first, first + count)
+  };
+  std::vector<Node> nodes;
+  std::vector<int> kids;
+};
+
 class JointProblem {
  public:
   JointProblem(const Spec& spec, const Config& cfg, const AttributeEngine& attrs);
 
   struct Instance {
-    Term term;
+    Program program;
     int constraint;          // index into spec.joints()
     std::vector<int> slots;  // the slots it may read
   };
@@ -44,30 +60,27 @@ class JointProblem {
   int slot_count() const { return static_cast<int>(lo_.size()); }
   // The slot of an attribute (index: the dim or entry), or -1 when no constraint reads it.
   int slot(JointAttr a, int arg, int64_t index) const;
+  // The slot of an attribute, read or not; -1 when the index is past the limits.
+  int raw_slot(JointAttr a, int arg, int64_t index) const;
   int64_t lo(int slot) const { return lo_[static_cast<size_t>(slot)]; }
   int64_t hi(int slot) const { return hi_[static_cast<size_t>(slot)]; }
   const std::vector<int>& used_slots() const { return used_; }
-  std::string slot_name(int slot) const;  // "self.size[2]"
-  int64_t bound(JointAttr count) const;   // the most dims (Rank) or entries (Length)
-  // The instances of constraint k, unrolled: one per index of a top-level `all`, else the term.
+  int64_t bound(JointAttr count) const;  // the most dims (Rank) or entries (Length)
+  // The instances of constraint k: one per index of a top-level `all`, else the term itself.
   const std::vector<Instance>& instances(int k) const { return instances_[static_cast<size_t>(k)]; }
   const Instance& negation(int k) const { return negations_[static_cast<size_t>(k)]; }
-  // Constraint k's term with every fold expanded over the limits (kids[i]: the body at from + i).
-  const Term& term(int k) const { return terms_[static_cast<size_t>(k)]; }
+  const Program& program(int k) const { return programs_[static_cast<size_t>(k)]; }
   // The values `slot` may take by the constant per-variable constraints of its argument,
   // leaving out constraint `skip` of that argument (the one an invalid task violates).
   VariableSpace domain(int slot, int skip) const;
   int arg_of(int slot) const { return static_cast<int>(slot / block_); }
+  Program compile(const Term& t) const;
   // Partial evaluation: nullopt when the value depends on unknown slots (or divides by 0).
-  std::optional<int64_t> eval(const Term& t, const Assignment& a) const;
-  // The slot an Attr node reads, given the assignment (for a computed index); -1 if unknown.
-  int attr_slot(const TermNode& n, const Assignment& a) const;
+  std::optional<int64_t> eval(const Program& p, const Assignment& a) const;
+  std::optional<int64_t> eval(const Term& t, const Assignment& a) const { return eval(compile(t), a); }
 
  private:
-  int raw_slot(JointAttr a, int arg, int64_t index) const;
-  Term unroll(const Term& t) const;
-  void collect(const Term& t, std::vector<int>& out) const;
-  Instance instance(const Term& t, int k) const;
+  Instance instance(const Term& t, int k);
 
   const Spec& spec_;
   const Config& cfg_;
@@ -78,7 +91,7 @@ class JointProblem {
   std::vector<int> used_;
   std::vector<std::vector<Instance>> instances_;
   std::vector<Instance> negations_;
-  std::vector<Term> terms_;
+  std::vector<Program> programs_;
 };
 
 // What answers "do the values fixed so far have a completion?": Z3 when built with it.

@@ -21,21 +21,13 @@ bool have_z3() { return true; }
 
 namespace {
 
-bool is_condition(TermOp op) {
-  switch (op) {
-    case TermOp::Not: case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: case TermOp::Eq:
-    case TermOp::Ne: case TermOp::And: case TermOp::Or: case TermOp::All: case TermOp::Any: return true;
-    default: return false;
-  }
-}
-
 class Z3Oracle final : public JointOracle {
  public:
   Z3Oracle(const JointProblem& p, unsigned timeout_ms) : p_(p), timeout_ms_(timeout_ms), bounds_(ctx_) {
     vars_.reserve(static_cast<size_t>(p.slot_count()));
     for (int s = 0; s < p.slot_count(); ++s) vars_.push_back(ctx_.int_const(("s" + std::to_string(s)).c_str()));
     for (int s : p.used_slots()) bounds_.push_back(var(s) >= ctx_.int_val(p.lo(s)) && var(s) <= ctx_.int_val(p.hi(s)));
-    for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(cond(p.term(static_cast<int>(k))));
+    for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(lower(p.program(static_cast<int>(k))));
   }
 
   void begin(int negated, const std::vector<VariableSpace>& domains, uint64_t seed) override {
@@ -80,45 +72,6 @@ class Z3Oracle final : public JointOracle {
  private:
   const z3::expr& var(int slot) const { return vars_[static_cast<size_t>(slot)]; }
 
-  // An Attr with a computed (or negative) index: the slot it names, chosen by the index.
-  z3::expr indexed(const TermNode& n) {
-    JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
-    z3::expr i = num(n.kids[0]);
-    if (n.attr == JointAttr::Size) i = z3::ite(i < 0, i + var(p_.slot(JointAttr::Rank, n.arg, -1)), i);
-    z3::expr out = ctx_.int_val(0);
-    for (int64_t k = p_.bound(count) - 1; k >= 0; --k) {
-      int s = p_.slot(n.attr, n.arg, k);
-      if (s >= 0) out = z3::ite(i == ctx_.int_val(k), var(s), out);
-    }
-    return out;
-  }
-
-  z3::expr fold(const TermNode& n) {
-    z3::expr c = var(p_.slot(n.over.count, n.over.arg, -1));
-    z3::expr_vector parts(ctx_);
-    for (size_t i = 0; i < n.kids.size(); ++i) {  // unrolled: kids[i] is the body at from + i
-      z3::expr in = ctx_.int_val(n.over.from + static_cast<int64_t>(i)) < c;
-      const Term& b = n.kids[i];
-      switch (n.op) {
-        case TermOp::Sum: parts.push_back(z3::ite(in, num(b), ctx_.int_val(0))); break;
-        case TermOp::Prod: parts.push_back(z3::ite(in, num(b), ctx_.int_val(1))); break;
-        case TermOp::All: parts.push_back(z3::implies(in, cond(b))); break;
-        default: parts.push_back(in && cond(b)); break;
-      }
-    }
-    if (parts.empty()) return n.op == TermOp::Sum ? ctx_.int_val(0) : n.op == TermOp::Prod ? ctx_.int_val(1) : ctx_.bool_val(n.op == TermOp::All);
-    switch (n.op) {
-      case TermOp::Sum: return z3::sum(parts);
-      case TermOp::Prod: {
-        z3::expr out = parts[0];
-        for (unsigned k = 1; k < parts.size(); ++k) out = out * parts[k];
-        return out;
-      }
-      case TermOp::All: return z3::mk_and(parts);
-      default: return z3::mk_or(parts);
-    }
-  }
-
   z3::expr member(const z3::expr& x, const VariableSpace& d) {
     z3::expr_vector any(ctx_);
     if (d.is_interval()) {
@@ -134,53 +87,81 @@ class Z3Oracle final : public JointOracle {
     return d.is_cofinite() ? !z3::mk_or(any) : z3::mk_or(any);
   }
 
-  z3::expr floor_div(const z3::expr& a, const z3::expr& b) {  // Z3's div rounds down for b > 0 only
-    return z3::ite(b > 0, a / b, (-a) / (-b));
-  }
-
-  z3::expr num(const Term& t) {
-    const TermNode& n = t.node();
-    if (is_condition(n.op)) return z3::ite(cond(t), ctx_.int_val(1), ctx_.int_val(0));
-    auto k = [&](size_t i) { return num(n.kids[i]); };
-    switch (n.op) {
-      case TermOp::Const: return ctx_.int_val(n.value);
-      case TermOp::Attr: {
-        bool indexed_attr = n.attr == JointAttr::Size || n.attr == JointAttr::Elem;
-        const TermNode* i = indexed_attr ? &n.kids[0].node() : nullptr;
-        if (i && !(i->op == TermOp::Const && i->value >= 0)) return indexed(n);
-        return var(p_.slot(n.attr, n.arg, i ? i->value : -1));
+  // The condition a program states: its nodes lowered in order, each once.
+  z3::expr lower(const Program& p) {
+    std::vector<z3::expr> out;
+    out.reserve(p.nodes.size());
+    auto num = [&](int i) {
+      const z3::expr& e = out[static_cast<size_t>(i)];
+      return e.is_bool() ? z3::ite(e, ctx_.int_val(1), ctx_.int_val(0)) : e;
+    };
+    auto cond = [&](int i) {
+      const z3::expr& e = out[static_cast<size_t>(i)];
+      return e.is_bool() ? e : e != 0;
+    };
+    auto floor_div = [](const z3::expr& a, const z3::expr& b) {  // Z3's div rounds down for b > 0 only
+      return z3::ite(b > 0, a / b, (-a) / (-b));
+    };
+    for (const auto& n : p.nodes) {
+      switch (n.op) {
+        case TermOp::Const: out.push_back(ctx_.int_val(n.value)); break;
+        case TermOp::Attr: out.push_back(n.slot >= 0 ? var(n.slot) : indexed(n, num(n.a))); break;
+        case TermOp::Neg: out.push_back(-num(n.a)); break;
+        case TermOp::Not: out.push_back(!cond(n.a)); break;
+        case TermOp::Add: out.push_back(num(n.a) + num(n.b)); break;
+        case TermOp::Sub: out.push_back(num(n.a) - num(n.b)); break;
+        case TermOp::Mul: out.push_back(num(n.a) * num(n.b)); break;
+        case TermOp::Div: out.push_back(floor_div(num(n.a), num(n.b))); break;
+        case TermOp::Mod: out.push_back(num(n.a) - num(n.b) * floor_div(num(n.a), num(n.b))); break;
+        case TermOp::Lt: out.push_back(num(n.a) < num(n.b)); break;
+        case TermOp::Le: out.push_back(num(n.a) <= num(n.b)); break;
+        case TermOp::Gt: out.push_back(num(n.a) > num(n.b)); break;
+        case TermOp::Ge: out.push_back(num(n.a) >= num(n.b)); break;
+        case TermOp::Eq: out.push_back(num(n.a) == num(n.b)); break;
+        case TermOp::Ne: out.push_back(num(n.a) != num(n.b)); break;
+        case TermOp::And: out.push_back(cond(n.a) && cond(n.b)); break;
+        case TermOp::Or: out.push_back(cond(n.a) || cond(n.b)); break;
+        case TermOp::Ite:
+          if (out[size_t(n.b)].is_bool() && out[size_t(n.c)].is_bool()) out.push_back(z3::ite(cond(n.a), cond(n.b), cond(n.c)));
+          else out.push_back(z3::ite(cond(n.a), num(n.b), num(n.c)));
+          break;
+        default: {  // folds over the indices below the count
+          z3::expr_vector parts(ctx_);
+          for (int j = 0; j < n.count; ++j) {
+            int body = p.kids[static_cast<size_t>(n.first + j)];
+            z3::expr in = ctx_.int_val(n.value + j) < var(n.slot);
+            if (n.op == TermOp::Sum) parts.push_back(z3::ite(in, num(body), ctx_.int_val(0)));
+            else if (n.op == TermOp::Prod) parts.push_back(z3::ite(in, num(body), ctx_.int_val(1)));
+            else if (n.op == TermOp::All) parts.push_back(z3::implies(in, cond(body)));
+            else parts.push_back(in && cond(body));
+          }
+          out.push_back(fold(n.op, parts));
+        }
       }
-      case TermOp::Neg: return -k(0);
-      case TermOp::Add: return k(0) + k(1);
-      case TermOp::Sub: return k(0) - k(1);
-      case TermOp::Mul: return k(0) * k(1);
-      case TermOp::Div: return floor_div(k(0), k(1));
-      case TermOp::Mod: { z3::expr a = k(0), b = k(1); return a - b * floor_div(a, b); }
-      case TermOp::Ite: return z3::ite(cond(n.kids[0]), k(1), k(2));
-      case TermOp::Sum: case TermOp::Prod: return fold(n);
-      default: throw std::logic_error("unknown term");
+    }
+    return cond(static_cast<int>(p.nodes.size()) - 1);
+  }
+
+  z3::expr fold(TermOp op, const z3::expr_vector& parts) {
+    switch (op) {
+      case TermOp::Sum: return parts.empty() ? ctx_.int_val(0) : z3::sum(parts);
+      case TermOp::Prod: {
+        z3::expr out = ctx_.int_val(1);
+        for (unsigned k = 0; k < parts.size(); ++k) out = k ? out * parts[k] : parts[k];
+        return out;
+      }
+      case TermOp::All: return z3::mk_and(parts);
+      default: return z3::mk_or(parts);
     }
   }
 
-  z3::expr cond(const Term& t) {
-    const TermNode& n = t.node();
-    if (!is_condition(n.op)) {
-      if (n.op == TermOp::Ite) return z3::ite(cond(n.kids[0]), cond(n.kids[1]), cond(n.kids[2]));
-      return num(t) != 0;
-    }
-    auto k = [&](size_t i) { return num(n.kids[i]); };
-    switch (n.op) {
-      case TermOp::Not: return !cond(n.kids[0]);
-      case TermOp::And: return cond(n.kids[0]) && cond(n.kids[1]);
-      case TermOp::Or: return cond(n.kids[0]) || cond(n.kids[1]);
-      case TermOp::Lt: return k(0) < k(1);
-      case TermOp::Le: return k(0) <= k(1);
-      case TermOp::Gt: return k(0) > k(1);
-      case TermOp::Ge: return k(0) >= k(1);
-      case TermOp::Eq: return k(0) == k(1);
-      case TermOp::Ne: return k(0) != k(1);
-      default: return fold(n);
-    }
+  // An Attr with a computed (or negative) index: the slot it names, chosen by the index.
+  z3::expr indexed(const Program::Node& n, z3::expr i) {
+    JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
+    if (n.attr == JointAttr::Size) i = z3::ite(i < 0, i + var(p_.raw_slot(JointAttr::Rank, n.arg, -1)), i);
+    z3::expr out = ctx_.int_val(0);
+    for (int64_t k = p_.bound(count) - 1; k >= 0; --k) out = z3::ite(i == ctx_.int_val(k), var(p_.raw_slot(n.attr, n.arg, k)), out);
+    return out;
   }
 
   const JointProblem& p_;

@@ -92,7 +92,7 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
   a.set(p.slot(JointAttr::Elem, 1, 0), 20);
   EXPECT_EQ(p.eval(sum(elems(1)), a), std::nullopt);  // entry 1 unknown
   a.set(p.slot(JointAttr::Elem, 1, 1), 4);
-  EXPECT_EQ(p.eval(p.term(0), a), 1);
+  EXPECT_EQ(p.eval(p.program(0), a), 1);
   EXPECT_EQ(p.eval(all(dims(0, 1), [](int64_t d) { return size(0, d) >= 3; }), a), 1);
   EXPECT_EQ(p.eval(any(dims(0), [](int64_t d) { return size(0, d) == 5; }), a), 0);
 }
