@@ -30,37 +30,51 @@ class Z3Oracle final : public JointOracle {
     for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(lower(p.program(static_cast<int>(k))));
   }
 
+  // Most tuples never ask: the solver of a tuple is built on its first query.
   void begin(int negated, const std::vector<VariableSpace>& domains, uint64_t seed) override {
+    negated_ = negated, domains_ = &domains, seed_ = seed;
+    fixed_.clear();
+    solver_.reset();
+  }
+
+  void fix(int slot, int64_t v) override {
+    fixed_.push_back(var(slot) == ctx_.int_val(v));
+    if (solver_) solver_->add(fixed_.back());
+  }
+
+  z3::solver& solver() {
+    if (solver_) return *solver_;
     z3::params tactic(ctx_);
-    tactic.set("random_seed", static_cast<unsigned>(seed));
+    tactic.set("random_seed", static_cast<unsigned>(seed_));
     tactic.set("arith.random_initial_value", true);
     solver_.emplace(z3::with(z3::tactic(ctx_, "smt"), tactic).mk_solver());
     z3::params limits(ctx_);
     limits.set("timeout", timeout_ms_);
     solver_->set(limits);
     solver_->add(bounds_);
-    for (int s : p_.used_slots()) solver_->add(member(var(s), domains[static_cast<size_t>(s)]));
-    for (size_t k = 0; k < holds_.size(); ++k) solver_->add(static_cast<int>(k) == negated ? !holds_[k] : holds_[k]);
+    for (int s : p_.used_slots()) solver_->add(member(var(s), (*domains_)[static_cast<size_t>(s)]));
+    for (size_t k = 0; k < holds_.size(); ++k) solver_->add(static_cast<int>(k) == negated_ ? !holds_[k] : holds_[k]);
+    for (const auto& f : fixed_) solver_->add(f);
+    return *solver_;
   }
-
-  void fix(int slot, int64_t v) override { solver_->add(var(slot) == ctx_.int_val(v)); }
 
   bool solve(int slot, const std::vector<int64_t>& allowed, std::vector<int64_t>& model) override {
     ++calls_;
-    solver_->push();
+    z3::solver& solver = this->solver();
+    solver.push();
     if (slot >= 0) {
       z3::expr_vector any(ctx_);
       for (int64_t v : allowed) any.push_back(var(slot) == ctx_.int_val(v));
-      solver_->add(z3::mk_or(any));
+      solver.add(z3::mk_or(any));
     }
-    z3::check_result r = solver_->check();
+    z3::check_result r = solver.check();
     if (r == z3::sat) {
-      z3::model m = solver_->get_model();
+      z3::model m = solver.get_model();
       model.assign(static_cast<size_t>(p_.slot_count()), 0);
       for (int s : p_.used_slots()) model[static_cast<size_t>(s)] = m.eval(var(s), true).get_numeral_int64();
     }
-    std::string why = r == z3::unknown ? solver_->reason_unknown() : "";
-    solver_->pop();
+    std::string why = r == z3::unknown ? solver.reason_unknown() : "";
+    solver.pop();
     if (r == z3::unknown)
       throw std::runtime_error(p_.spec().op() + ": the joint-constraint solver gave up (" + why + ") after at most " +
                                std::to_string(timeout_ms_) + " ms");
@@ -170,7 +184,11 @@ class Z3Oracle final : public JointOracle {
   std::vector<z3::expr> vars_;
   z3::expr_vector bounds_;
   std::vector<z3::expr> holds_;  // each joint constraint
-  std::optional<z3::solver> solver_;
+  std::optional<z3::solver> solver_;  // this tuple's, once asked
+  int negated_ = -1;
+  const std::vector<VariableSpace>* domains_ = nullptr;
+  uint64_t seed_ = 0;
+  std::vector<z3::expr> fixed_;
   uint64_t calls_ = 0;
 };
 
