@@ -305,12 +305,6 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   if (!out.empty()) space.not_in(out);
 }
 
-bool JointSolver::holds_on_witness() {
-  for (const auto* in : active_)
-    if (problem_.eval(in->program, witness_) != 1) return false;
-  return true;
-}
-
 bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
   std::vector<int64_t> model;
   if (!oracle_->solve(slot, allowed, model)) return false;
@@ -341,11 +335,15 @@ bool JointSolver::repair(int slot, Rng& rng) {
     for (const auto* in : by_slot_[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
     return n;
   };
-  for (int move = 0; move < kMoves; ++move) {
+  // The witness held before `slot` changed: only instances reading a changed slot can break.
+  std::vector<int> changed{slot};
+  for (int move = 0;; ++move) {
     const JointProblem::Instance* broken = nullptr;
-    for (const auto* in : active_)
-      if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
+    for (size_t c = 0; c < changed.size() && !broken; ++c)
+      for (const auto* in : by_slot_[static_cast<size_t>(changed[c])])
+        if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
     if (!broken) return true;
+    if (move == kMoves) return false;
     std::vector<int> free;
     for (int s : broken->slots)
       if (s != slot && !fixed_.known[static_cast<size_t>(s)] && problem_.hi(s) - problem_.lo(s) < kValues) free.push_back(s);
@@ -363,12 +361,16 @@ bool JointSolver::repair(int slot, Rng& rng) {
       else if (n == best && rng.index(static_cast<size_t>(++ties)) == 0) chosen = v;
     }
     value = chosen;
+    if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
   }
-  return holds_on_witness();
 }
 
 std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rng& rng) {
   if (!oracle_ || space.empty()) return std::nullopt;
+  if (have_witness_) {  // the last solution's value needs no query
+    int64_t w = witness_.values[static_cast<size_t>(slot)];
+    if (space.contains(coerce(space.type(), Value(w)))) return w;
+  }
   std::vector<int64_t> below, above;  // the values on either side of a random pivot
   auto values = space.enumerate(kNarrowUpTo);
   int64_t pivot = as_int(values[rng.index(values.size())]);

@@ -128,7 +128,8 @@ class JointSolver {
   // Whether `slot` = v is known to keep a completion: a local search found one (always true
   // without an oracle). False proves nothing; `any` asks the oracle.
   bool completes(int slot, int64_t v, Rng& rng);
-  // A value of `space` that keeps a completion, on a random side of a random pivot (oracle only).
+  // A value of `space` that keeps a completion (oracle only): the last solution's, when the
+  // space holds it, else the oracle's, on a random side of a random pivot.
   std::optional<int64_t> any(int slot, const VariableSpace& space, Rng& rng);
   void fix(int slot, int64_t v);
   // After every argument is solved: the label of a constraint that fails (or of the negated
@@ -137,7 +138,6 @@ class JointSolver {
   uint64_t oracle_calls() const { return oracle_ ? oracle_->calls() : 0; }
 
  private:
-  bool holds_on_witness();
   bool repair(int slot, Rng& rng);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
 
