@@ -22,6 +22,7 @@ struct TensorMeta {
   IntList shape;
   VariableSpace values{VarType::Float};  // the elements' admissible values
   ValueProfile profile = ValueProfile::Uniform;
+  bool contiguous = false;  // never given a non-contiguous layout
 };
 
 struct MetaArg {

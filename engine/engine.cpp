@@ -286,9 +286,15 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   }
   if (!choose(A::Dtype, entry_, count, nullptr, v)) return false;
   t.dtype = std::get<c10::ScalarType>(v);
+  t.contiguous = argspec_->only_contiguous;
   if (!choose(A::Rank, entry_, count, nullptr, v)) return false;
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
+  bool negated_before = negated_;
   if (!space_for(A::Value, entry_, count, nullptr, t.values)) return false;
+  if (negated_ && !negated_before && std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
+    dead_end_ = DeadEnd{arg_, A::Value, entry_, {"cannot violate a value rule with no elements"}};
+    return false;
+  }
   if (req_.focus == A::Value) {
     size_t v = static_cast<size_t>(req_.variant);
     t.profile = v < std::size(kValueProfiles) ? kValueProfiles[v] : kValueProfiles[rng_->index(std::size(kValueProfiles))];

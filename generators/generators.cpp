@@ -68,7 +68,7 @@ at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
     case S::ComplexDouble: fill_complex(t.data_ptr<c10::complex<double>>(), n, gen, rng); break;
     default: throw std::invalid_argument("cannot generate tensors of dtype " + std::string(name(meta.dtype)));
   }
-  return relayout(t, rng);
+  return meta.contiguous ? t : relayout(t, rng);
 }
 
 at::Tensor TensorGenerator::relayout(const at::Tensor& t, Rng& rng) const {

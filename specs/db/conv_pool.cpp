@@ -59,9 +59,16 @@ void add_conv_pool(std::vector<Spec>& db) {
       .in(Tensor("input")
             // Some integral convolutions run in this build, others do not: generate floats only.
             .dtype(Scope(In(std::vector{S::Float, S::Double})))
-            .rank(Be(3, 5)))
+            .rank(Be(3, 5))
+            .size(Named("spatial dims empty only with no batch or no channels", Ge([](const Ctx& c) {
+              return c.index >= 2 && (*c.partial)[0] > 0 && (*c.partial)[1] > 0 ? 1 : 0;
+            }))))
       .in(Tensor("weight").deps(Input, Stride, Padding, Dilation, Groups)
-            .dtype(Eq([](const Ctx& c) { return c.dtype(Input); }))
+            // An empty input returns before the dtypes are compared.
+            .dtype(Eq([](const Ctx& c) -> std::optional<c10::ScalarType> {
+              if (c.numel(Input) == 0) return std::nullopt;
+              return c.dtype(Input);
+            }))
             .rank(Eq([](const Ctx& c) { return c.rank(Input); })))
       .in(TensorOpt("bias").deps(Input, Weight)
             .dtype(Scope(Eq([](const Ctx& c) { return c.dtype(Input); })))  // some mixes run
@@ -85,9 +92,11 @@ void add_conv_pool(std::vector<Spec>& db) {
       .joint("groups positive", value(Groups) >= 1)
       .joint("groups divide input channels", size(Input, 1) % value(Groups) == 0)
       .joint("groups divide output channels", size(Weight, 0) % value(Groups) == 0)
+      .joint("at least groups output channels", size(Weight, 0) >= value(Groups))
       .joint("weight.size(1) * groups == input channels", size(Weight, 1) * value(Groups) == size(Input, 1))
-      .joint("dilated kernel fits the padded input", all(dims(Input, 2), [](int64_t d) {
-        return param(Dilation, d - 2) * (size(Weight, d) - 1) + 1 <= size(Input, d) + 2 * param(Padding, d - 2);
+      .joint("non-empty kernel that fits the padded input", all(dims(Input, 2), [](int64_t d) {
+        return size(Weight, d) >= 1 &&
+               param(Dilation, d - 2) * (size(Weight, d) - 1) + 1 <= size(Input, d) + 2 * param(Padding, d - 2);
       })));
 
   // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,

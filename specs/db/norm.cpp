@@ -20,7 +20,8 @@ void add_norm(std::vector<Spec>& db) {
         .rank(Eq(1));
   };
   db.push_back(Spec("native_group_norm.default")
-      .in(Tensor("input")
+      .in(Tensor("input")  // the kernel refuses inputs that are not contiguous in their suggested format
+            .contiguous()
             .dtype(In(std::vector{S::Float, S::Double, S::BFloat16})))
       .in(affine("weight"))
       .in(affine("bias"))

@@ -17,7 +17,12 @@ void add_reduction(std::vector<Spec>& db) {
   // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
   db.push_back(Spec("_softmax.default")
       .in(Tensor("self")
-            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16})))
+            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}))
+            // An empty tensor returns before its dtype is checked.
+            .size(Scope(Named("non-empty when the dtype is refused", Ge([](const Ctx& c) {
+              auto t = c.self().tensors.back().dtype;
+              return t == c10::ScalarType::Float || t == c10::ScalarType::Double || t == c10::ScalarType::BFloat16 ? 0 : 1;
+            })))))
       .in(Dim("dim").deps(0)
             .value(dim_of(0)))
       .in(Bool("half_to_float")

@@ -32,6 +32,8 @@ void add_shape(std::vector<Spec>& db) {
       .in(TensorList("tensors")
             .length(Ge(1))
             .rank(Named("no zero-dim entries", Ge(1)))
+            // cat skips 1-d empty entries without checking them (a legacy rule).
+            .size(Scope(Named("no [0] entries", Ge([](const Ctx& c) { return c.count == 1 ? 1 : 0; }))))
             .rank(Named("same rank as tensors[0]", Eq([](const Ctx& c) -> std::optional<int64_t> {
               if (c.index <= 0) return std::nullopt;
               return static_cast<int64_t>(c.self().tensors.at(0).shape.size());
@@ -57,8 +59,7 @@ void add_shape(std::vector<Spec>& db) {
   db.push_back(Spec("split_with_sizes_copy.default")
       .in(Tensor("self")
             .rank(Ge(1)))
-      .in(LengthList("split_sizes").deps(Self, SplitDim)
-            .length(Ge(1)))
+      .in(LengthList("split_sizes").deps(Self, SplitDim))
       .in(Dim("dim").deps(Self)
             .value(dim_of(Self)))
       .joint("split_sizes non-negative", all(elems(SplitSizes), [](int64_t i) { return elem(SplitSizes, i) >= 0; }))
@@ -116,7 +117,8 @@ void add_shape(std::vector<Spec>& db) {
   // square wraps returns negative sizes: the limits keep it small.
   enum { Factor = 1 };
   db.push_back(Spec("pixel_shuffle.default")
-      .in(Tensor("self")
+      .in(Tensor("self")  // the kernel refuses channels-last 3d layouts of 5-d tensors
+            .contiguous()
             .rank(Ge(3)))
       .in(Int("upscale_factor").deps(Self))
       .joint("upscale_factor positive", value(Factor) >= 1)

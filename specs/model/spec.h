@@ -91,6 +91,7 @@ struct ArgSpec {
   std::vector<int> dependencies;  // indices of other arguments of the spec
   std::vector<Constraint> constraints;
   bool keyword = false;
+  bool only_contiguous = false;  // a kernel that refuses some layouts of valid tensors
 
   ArgSpec(std::string n, ArgType t) : name(std::move(n)), type(t) {}
   template <class... I> ArgSpec& deps(I... args) {
@@ -104,6 +105,8 @@ struct ArgSpec {
   ArgSpec& size(Cond c) { return add(Attribute::Size, std::move(c)); }
   ArgSpec& value(Cond c) { return add(Attribute::Value, std::move(c)); }
   ArgSpec& add(Attribute a, Cond c);
+  // Generated contiguous whatever layouts the configuration asks for.
+  ArgSpec& contiguous() { only_contiguous = true; return *this; }
 };
 
 class Spec {
