@@ -1,11 +1,13 @@
-// Joint constraints in the engine. The spec's terms are unrolled over the limits into
-// instances over integer variables ("slots": one per attribute of an argument, one per dim or
-// entry). The engine still chooses one variable at a time, in dependency order; JointSolver
+// Joint constraints in the engine. The spec's terms are compiled, with folds expanded over the
+// limits, into instances over integer variables ("slots": one per attribute of an argument,
+// one per dim or entry). The engine still chooses one variable at a time, in dependency order;
+// JointSolver
 //   - narrows each variable's space to the values no instance already rules out (forward
 //     checking, by partial evaluation), and
-//   - with an oracle (Z3), accepts a value only if the whole system still has a completion, so
-//     no later variable is left without a value (look-ahead). Without one, a tuple that breaks
-//     a joint constraint is found at the end and retried (sampling with retry).
+//   - with an oracle (Z3), accepts a value only if the whole system still has a solution, so no
+//     later variable is left without a value (look-ahead). It keeps the last solution (the
+//     witness) and repairs it by local search; Z3 is asked only when that fails. Without an
+//     oracle, a tuple that breaks a joint constraint is found at the end and retried.
 #pragma once
 
 #include "argtypes/rng.h"

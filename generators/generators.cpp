@@ -154,16 +154,15 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
     values_.assign(spec_.args().size(), c10::IValue());
-    if (engine_.solve(task, variant_, rng, &values_, materialize, tuple_) &&
-        (!with_out_ || engine_.solve_outs(rng, &values_, tuple_)))
-      break;
-    ++stats_.dead_ends;
+    bool solved = engine_.solve(task, variant_, rng, &values_, materialize, tuple_) &&
+                  (!with_out_ || engine_.solve_outs(rng, &values_, tuple_));
     stats_.solver_calls = engine_.joint().oracle_calls();
+    if (solved) break;
+    ++stats_.dead_ends;
     if (i + 1 < retries) continue;
     if (task.valid() && !sampling) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
     return false;
   }
-  stats_.solver_calls = engine_.joint().oracle_calls();
   out.op = spec_.op();
   out.args.clear(), out.kwargs.clear(), out.outs.clear();
   for (size_t i = 0; i < spec_.args().size(); ++i) {

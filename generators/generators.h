@@ -49,7 +49,8 @@ struct GenerationStats {
   uint64_t samples = 0;
   uint64_t attempts = 0;
   uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
-  uint64_t skipped_tasks = 0; // invalid tasks whose constraint could not be violated
+  uint64_t skipped_tasks = 0; // tasks given up: an invalid one's constraint could not be violated,
+                              // or a valid one's joint constraints did not hold when sampled
   uint64_t rounds = 0;        // completed passes over the task plan
   uint64_t solver_calls = 0;  // queries to the joint-constraint solver
 };
