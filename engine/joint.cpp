@@ -289,11 +289,16 @@ int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const
 void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string>& labels) {
   int64_t n = space.size();
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
+  // An instance already decided without this slot stays decided whatever its value.
+  std::vector<const JointProblem::Instance*> open;
+  for (const auto* in : by_slot_[static_cast<size_t>(slot)])
+    if (!problem_.eval(in->program, fixed_)) open.push_back(in);
+  if (open.empty()) return;
   std::vector<Value> out;
   auto& known = fixed_.known[static_cast<size_t>(slot)];
   for (const Value& v : space.enumerate(static_cast<size_t>(n))) {
     fixed_.set(slot, as_int(v));
-    for (const auto* in : by_slot_[static_cast<size_t>(slot)])
+    for (const auto* in : open)
       if (problem_.eval(in->program, fixed_) == 0) {
         out.push_back(v);
         const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
@@ -349,16 +354,17 @@ bool JointSolver::repair(int slot, Rng& rng) {
       if (s != slot && !fixed_.known[static_cast<size_t>(s)] && problem_.hi(s) - problem_.lo(s) < kValues) free.push_back(s);
     if (free.empty()) return false;
     int s = free[rng.index(free.size())];
+    // The value that breaks the fewest instances, tried in random order; none broken ends it.
     auto& value = witness_.values[static_cast<size_t>(s)];
-    int best = std::numeric_limits<int>::max(), ties = 0;
-    int64_t chosen = value;
+    int best = std::numeric_limits<int>::max();
+    int64_t chosen = value, lo = problem_.lo(s), width = problem_.hi(s) - lo + 1;
+    int64_t start = static_cast<int64_t>(rng.index(static_cast<size_t>(width)));
     const VariableSpace& domain = task_->domains[static_cast<size_t>(s)];
-    for (int64_t v = problem_.lo(s); v <= problem_.hi(s); ++v) {
+    for (int64_t k = 0; k < width && best > 0; ++k) {
+      int64_t v = lo + (start + k) % width;
       if (!domain.contains(coerce(domain.type(), Value(v)))) continue;
       value = v;
-      int n = broken_at(s);
-      if (n < best) best = n, chosen = v, ties = 1;
-      else if (n == best && rng.index(static_cast<size_t>(++ties)) == 0) chosen = v;
+      if (int n = broken_at(s); n < best) best = n, chosen = v;
     }
     value = chosen;
     if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
