@@ -235,7 +235,6 @@ JointSolver::JointSolver(const Spec& spec, const Config& cfg, const AttributeEng
     : problem_(spec, cfg, attrs) {
   if (!active()) return;
   if (cfg.joint == JointStrategy::Z3) oracle_ = make_z3_oracle(problem_, cfg.limits.solver_timeout_ms);
-  by_slot_.resize(static_cast<size_t>(problem_.slot_count()));
 }
 
 void JointSolver::begin(const Task& task, Rng& rng) {
@@ -249,17 +248,16 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     pt.domains.resize(n);
     for (int s : problem_.used_slots())
       pt.domains[static_cast<size_t>(s)] = problem_.domain(s, problem_.arg_of(s) == skip_arg ? task.constraint : -1);
+    for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
+      if (static_cast<int>(k) == negated_) pt.active.push_back(&problem_.negation(static_cast<int>(k)));
+      else
+        for (const auto& in : problem_.instances(static_cast<int>(k))) pt.active.push_back(&in);
+    }
+    pt.by_slot.resize(n);
+    for (const auto* in : pt.active)
+      for (int s : in->slots) pt.by_slot[static_cast<size_t>(s)].push_back(in);
   }
   fixed_.reset(n);
-  active_.clear();
-  for (auto& v : by_slot_) v.clear();
-  for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
-    if (static_cast<int>(k) == negated_) active_.push_back(&problem_.negation(static_cast<int>(k)));
-    else
-      for (const auto& in : problem_.instances(static_cast<int>(k))) active_.push_back(&in);
-  }
-  for (const auto* in : active_)
-    for (int s : in->slots) by_slot_[static_cast<size_t>(s)].push_back(in);
   have_witness_ = false;
   if (!oracle_) return;
   oracle_->begin(negated_, pt.domains, rng.next());
@@ -291,7 +289,7 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   // An instance already decided without this slot stays decided whatever its value.
   std::vector<const JointProblem::Instance*> open;
-  for (const auto* in : by_slot_[static_cast<size_t>(slot)])
+  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)])
     if (!problem_.eval(in->program, fixed_)) open.push_back(in);
   if (open.empty()) return;
   std::vector<Value> out;
@@ -337,7 +335,7 @@ bool JointSolver::repair(int slot, Rng& rng) {
   constexpr int64_t kValues = 64;  // slots with wider bounds are not moved
   auto broken_at = [&](int s) {
     int n = 0;
-    for (const auto* in : by_slot_[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
+    for (const auto* in : task_->by_slot[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
     return n;
   };
   // The witness held before `slot` changed: only instances reading a changed slot can break.
@@ -345,7 +343,7 @@ bool JointSolver::repair(int slot, Rng& rng) {
   for (int move = 0;; ++move) {
     const JointProblem::Instance* broken = nullptr;
     for (size_t c = 0; c < changed.size() && !broken; ++c)
-      for (const auto* in : by_slot_[static_cast<size_t>(changed[c])])
+      for (const auto* in : task_->by_slot[static_cast<size_t>(changed[c])])
         if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
     if (!broken) return true;
     if (move == kMoves) return false;
@@ -394,7 +392,7 @@ void JointSolver::fix(int slot, int64_t v) {
 }
 
 std::optional<std::string> JointSolver::broken() const {
-  for (const auto* in : active_) {
+  for (const auto* in : task_->active) {
     auto v = problem_.eval(in->program, fixed_);
     bool negation = in->constraint == negated_;
     if (negation ? v != 1 : v == 0) return problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;

@@ -145,8 +145,6 @@ class JointSolver {
 
   JointProblem problem_;
   std::unique_ptr<JointOracle> oracle_;
-  std::vector<const JointProblem::Instance*> active_;  // the instances in force this tuple
-  std::vector<std::vector<const JointProblem::Instance*>> by_slot_;
   Assignment fixed_;
   Assignment witness_;  // a model consistent with the fixed values
   bool have_witness_ = false;
@@ -154,6 +152,8 @@ class JointSolver {
   struct PerTask {  // what depends only on the task
     std::vector<VariableSpace> domains;  // by slot
     std::vector<int64_t> first_model;    // empty: none
+    std::vector<const JointProblem::Instance*> active;  // the instances in force
+    std::vector<std::vector<const JointProblem::Instance*>> by_slot;  // the active ones reading each slot
   };
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   const PerTask* task_ = nullptr;

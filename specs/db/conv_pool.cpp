@@ -11,10 +11,6 @@ Cond param_length(int input) {
   return Named("one or one per spatial dim", In([input](const Ctx& c) { return IntList{1, c.rank(input) - 2}; }));
 }
 
-Term all_entries(int list, std::function<Term(Term)> rule) {
-  return all(elems(list), [=](int64_t i) { return rule(elem(list, i)); });
-}
-
 // The spatial output size of a convolution or pooling window (ATen's pooling_output_shape):
 // the last window must start inside the input or the left padding.
 Term window_count(Term in, Term kernel, Term stride, Term pad, Term dilation, Term ceil) {

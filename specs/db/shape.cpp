@@ -62,7 +62,7 @@ void add_shape(std::vector<Spec>& db) {
       .in(LengthList("split_sizes").deps(Self, SplitDim))
       .in(Dim("dim").deps(Self)
             .value(dim_of(Self)))
-      .joint("split_sizes non-negative", all(elems(SplitSizes), [](int64_t i) { return elem(SplitSizes, i) >= 0; }))
+      .joint("split_sizes non-negative", all_entries(SplitSizes, [](Term s) { return s >= 0; }))
       .joint("split_sizes sum to self.size(dim)", sum(elems(SplitSizes)) == size(Self, value(SplitDim))));
 
   // view_copy(Tensor self, SymInt[] size) -> Tensor
@@ -73,7 +73,7 @@ void add_shape(std::vector<Spec>& db) {
   db.push_back(Spec("view_copy.default")
       .in(Tensor("self"))
       .in(Shape("size").deps(Self))
-      .joint("sizes are -1 or non-negative", all(elems(NewShape), [=](int64_t i) { return entry(i) >= -1; }))
+      .joint("sizes are -1 or non-negative", all_entries(NewShape, [](Term s) { return s >= -1; }))
       .joint("at most one -1", sum(elems(NewShape), [=](int64_t i) { return entry(i) == -1; }) <= 1)
       .joint("sizes match self.numel()",
              ite(inferred, known >= 1 && numel(Self) % known == 0, known == numel(Self))));

@@ -64,6 +64,9 @@ Term sum(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Sum, o
 Term prod(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Prod, o, std::move(body)); }
 Term all(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::All, o, std::move(body)); }
 Term any(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Any, o, std::move(body)); }
+Term all_entries(int list, std::function<Term(Term)> rule) {
+  return all(elems(list), [list, rule = std::move(rule)](int64_t i) { return rule(elem(list, i)); });
+}
 Term param(int list, int64_t i) { return ite(length(list) == 1, elem(list, 0), elem(list, i)); }
 }  // namespace dsl
 

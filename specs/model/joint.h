@@ -91,6 +91,7 @@ inline Over elems(int arg) { return {arg, JointAttr::Length, 0}; }
 Term sum(Over o, std::function<Term(int64_t)> body = {});   // the entries (or sizes) themselves by default
 Term prod(Over o, std::function<Term(int64_t)> body = {});
 Term all(Over o, std::function<Term(int64_t)> body);
+Term all_entries(int list, std::function<Term(Term)> rule);  // rule(entry) for every entry of a list
 Term any(Over o, std::function<Term(int64_t)> body);
 inline Term numel(int arg) { return prod(dims(arg)); }
 // A per-spatial-dim parameter list: one entry for every dim, or one per dim.

@@ -23,7 +23,7 @@ int64_t sum_of(const MetaArg& m) {
 Spec tight_sum() {
   Spec s("t.tight_sum");
   s.in(LengthList("parts").length(Eq(4)))
-      .joint("parts non-negative", all(elems(0), [](int64_t i) { return elem(0, i) >= 0; }))
+      .joint("parts non-negative", all_entries(0, [](Term p) { return p >= 0; }))
       .joint("parts sum to 3", sum(elems(0)) == 3);
   return s;
 }
