@@ -1,5 +1,7 @@
 #include "argtypes/value.h"
 
+#include "argtypes/names.h"
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -54,15 +56,6 @@ std::string double_text(double d) {
   return s;
 }
 
-std::string_view memory_format_name(c10::MemoryFormat f) {
-  switch (f) {
-    case c10::MemoryFormat::Contiguous: return "contiguous_format";
-    case c10::MemoryFormat::Preserve: return "preserve_format";
-    case c10::MemoryFormat::ChannelsLast: return "channels_last";
-    case c10::MemoryFormat::ChannelsLast3d: return "channels_last_3d";
-    default: return "memory_format?";
-  }
-}
 }  // namespace
 
 std::string to_string(const Value& v) {
@@ -73,7 +66,7 @@ std::string to_string(const Value& v) {
     std::string operator()(const std::string& s) const { return "'" + s + "'"; }
     std::string operator()(ScalarDtype d) const { return std::string(name(d)); }
     std::string operator()(c10::ScalarType t) const { return std::string(name(t)); }
-    std::string operator()(c10::MemoryFormat f) const { return std::string(memory_format_name(f)); }
+    std::string operator()(c10::MemoryFormat f) const { return std::string(name(f)); }
     std::string operator()(const IntList& l) const {
       std::string s = "[";
       for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);

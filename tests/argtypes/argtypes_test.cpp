@@ -1,4 +1,5 @@
 #include "argtypes/argtypes.h"
+#include "argtypes/names.h"
 #include "argtypes/rng.h"
 
 #include <gtest/gtest.h>
@@ -53,6 +54,49 @@ TEST(Rng, SameSeedSameSequenceAndBoundsHold) {
   }
   EXPECT_TRUE(differs);
   EXPECT_NE(derive_seed(1, 0), derive_seed(1, 1));
+}
+
+TEST(Names, DtypesByPythonName) {
+  EXPECT_EQ(parse_dtype("float32"), c10::ScalarType::Float);
+  EXPECT_EQ(parse_dtype("torch.float32"), c10::ScalarType::Float);
+  EXPECT_EQ(parse_dtype("float"), c10::ScalarType::Float);
+  EXPECT_EQ(parse_dtype("torch.long"), c10::ScalarType::Long);
+  EXPECT_EQ(parse_dtype("cdouble"), c10::ScalarType::ComplexDouble);
+  EXPECT_EQ(parse_dtype("float128"), std::nullopt);
+  EXPECT_EQ(parse_dtype("torch."), std::nullopt);
+  ASSERT_EQ(dtype_names().size(), 12u);
+  EXPECT_EQ(dtype_names().front(), "float16");
+  EXPECT_EQ(dtype_names().back(), "complex128");
+  for (const auto& n : dtype_names()) EXPECT_EQ(name(*parse_dtype(n)), n);
+}
+
+TEST(Names, MemoryFormatsAndLayouts) {
+  EXPECT_EQ(parse_memory_format("torch.channels_last"), c10::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(parse_memory_format("contiguous_format"), c10::MemoryFormat::Contiguous);
+  EXPECT_EQ(parse_memory_format("strided"), std::nullopt);
+  EXPECT_EQ(parse_layout("torch.sparse_coo"), c10::Layout::Sparse);
+  EXPECT_EQ(parse_layout("channels_last"), std::nullopt);
+  EXPECT_EQ(name(c10::MemoryFormat::ChannelsLast3d), "channels_last_3d");
+  EXPECT_EQ(name(c10::Layout::Strided), "strided");
+}
+
+TEST(Names, EditDistanceCountsASwapAsOneEdit) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("abc", ""), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("dtpye", "dtype"), 1u);
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);
+}
+
+TEST(Names, ClosestCandidatesAndSuggestions) {
+  std::vector<std::string> keys = {"shape", "dtype", "kind", "kinds", "low"};
+  EXPECT_EQ(closest("shpe", keys), std::vector<std::string>{"shape"});
+  EXPECT_EQ(closest("completely_else", keys), std::vector<std::string>{});
+  EXPECT_EQ(closest("knd", keys, 2), (std::vector<std::string>{"kind", "kinds"}));
+  EXPECT_EQ(closest("xyz", keys, 3, 3), (std::vector<std::string>{"low"}));  // 3 edits
+  EXPECT_EQ(did_you_mean("knd", keys), " (did you mean 'kind'?)");
+  EXPECT_EQ(did_you_mean("knd", keys, 2), " (did you mean 'kind' or 'kinds'?)");
+  EXPECT_EQ(did_you_mean("zzzzzz", keys), "");
 }
 
 }  // namespace
