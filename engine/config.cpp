@@ -31,6 +31,7 @@ Config Config::parse(const std::string& words) {
     else if (key == "strided") t.strided = on;
     else if (key == "channels_last") t.channels_last = on;
     else if (word == "sampling") cfg.joint = JointStrategy::Sampling;
+    else if (key == "contract") cfg.contract = on;
     else if (word == "z3") {
 #ifndef OPSFUZZ_HAVE_Z3
       throw std::invalid_argument("config word 'z3': this build has no Z3 (OPSFUZZ_WITH_Z3=OFF)");
@@ -39,7 +40,7 @@ Config Config::parse(const std::string& words) {
     } else
       throw std::invalid_argument("unknown config word '" + word +
                                   "' (known: zerodim, empty, half, transposed, permuted, strided, "
-                                  "channels_last; prefix 'no' to switch off; sampling or z3 for joint constraints)");
+                                  "channels_last, contract; prefix 'no' to switch off; sampling or z3 for joint constraints)");
   }
   return cfg;
 }

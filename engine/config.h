@@ -44,8 +44,13 @@ struct Config {
 #else
   JointStrategy joint = JointStrategy::Sampling;
 #endif
-  // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last" (a leading "no"
-  // switches a default off: "nozerodim"), and "sampling" or "z3" for joint constraints. Throws std::invalid_argument on an unknown word.
+  // The op's contract without the spec's deviations: valid samples may fall into a deviation
+  // (where the kernel departs from the contract) and invalid ones may break rules the kernel
+  // does not check; samples say which deviations they hit.
+  bool contract = false;
+  // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last,contract" (a leading
+  // "no" switches a default off: "nozerodim"), and "sampling" or "z3" for joint constraints.
+  // Throws std::invalid_argument on an unknown word.
   static Config parse(const std::string& words);
 };
 

@@ -102,7 +102,7 @@ VariableSpace AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx&
   negated = false;
   for (size_t k = 0; k < arg.constraints.size(); ++k) {
     const auto& c = arg.constraints[k];
-    if (c.attribute != a) continue;
+    if (c.attribute != a || !c.applies(cfg_.contract)) continue;
     std::optional<Operand> op;
     try {
       op = c.fn(ctx);
@@ -123,11 +123,11 @@ VariableSpace AttributeEngine::constant_domain(const ArgSpec& arg, Attribute a, 
   static const std::vector<MetaArg> no_args;
   MetaArg self;
   self.argtype = arg.type;
-  Ctx ctx(no_args, nullptr, self);
+  Ctx ctx(nullptr, arg, no_args, self);
   VariableSpace s = universe(arg.type, a, self);
   for (size_t k = 0; k < arg.constraints.size(); ++k) {
     const auto& c = arg.constraints[k];
-    if (c.attribute != a || !c.constant || static_cast<int>(k) == skip) continue;
+    if (c.attribute != a || !c.constant || !c.applies(cfg_.contract) || static_cast<int>(k) == skip) continue;
     if (auto op = c.fn(ctx)) apply(s, c.suffix, *op, false);
   }
   return s;
@@ -212,8 +212,8 @@ bool StructuralEngine::solve(Attribute a, int64_t count, IntList& out) {
 bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                               VariableSpace& space) {
   const ArgSpec& arg = *argspec_;
-  Ctx ctx(*metas_, values_, *meta_);
-  ctx.index = element, ctx.count = count, ctx.partial = partial, ctx.entry = entry_;
+  Ctx ctx(&spec_, arg, *metas_, *meta_);
+  ctx.solving(a, element, count, partial, entry_);
   bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
   bool applied = false;
   std::vector<std::string> labels;
@@ -245,9 +245,31 @@ bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const In
   VariableSpace space;
   if (!space_for(a, element, count, partial, space)) return false;
   int slot = entry_ < 0 ? joint_.slot(arg_, argspec_->type, a, element) : -1;
-  if (slot >= 0) return choose_joint(slot, a, element, space, out);
-  out = draw(a, space);
+  if (slot < 0) out = draw(a, space);
+  else if (!choose_joint(slot, a, element, space, out)) return false;
+  if (cfg_.contract) note_deviations(a, element, count, partial, out);
   return true;
+}
+
+void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                                    const Value& v) {
+  Ctx ctx(&spec_, *argspec_, *metas_, *meta_);
+  ctx.solving(a, element, count, partial, entry_);
+  for (const auto& c : argspec_->constraints) {
+    if (c.attribute != a || c.role != Role::Avoid) continue;
+    std::optional<Operand> op;
+    try {
+      op = c.fn(ctx);
+    } catch (const std::exception&) {
+      continue;  // not defined on these dependencies (an invalid sample's)
+    }
+    if (!op) continue;
+    VariableSpace avoided = attrs_.universe(argspec_->type, a, *meta_);
+    apply(avoided, c.suffix, *op, false);
+    if (!avoided.contains(coerce(avoided.type(), v)) &&
+        std::find(hits_.begin(), hits_.end(), c.deviation.get()) == hits_.end())
+      hits_.push_back(c.deviation.get());
+  }
 }
 
 bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
@@ -286,7 +308,7 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   }
   if (!choose(A::Dtype, entry_, count, nullptr, v)) return false;
   t.dtype = std::get<c10::ScalarType>(v);
-  t.contiguous = argspec_->only_contiguous;
+  t.contiguous = argspec_->layout_deviation && !cfg_.contract;
   if (!choose(A::Rank, entry_, count, nullptr, v)) return false;
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
   bool negated_before = negated_;
@@ -303,10 +325,10 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   return true;
 }
 
-bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const std::vector<c10::IValue>* values,
-                          const ArgRequest& req, Rng& rng, MetaArg& out, const ArgSpec* spec_arg) {
+bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgRequest& req, Rng& rng, MetaArg& out,
+                          const ArgSpec* spec_arg) {
   argspec_ = spec_arg ? spec_arg : &spec_.args()[arg];
-  arg_ = arg, metas_ = &metas, values_ = values, req_ = req, rng_ = &rng, meta_ = &out;
+  arg_ = arg, metas_ = &metas, req_ = req, rng_ = &rng, meta_ = &out;
   entry_ = -1, negate_at_ = 0, variants_ = 1, negated_ = false;
   const ArgType type = argspec_->type;
   out = MetaArg{};
@@ -383,18 +405,19 @@ std::vector<Task> MetaArgTupleEngine::invalid_tasks() const {
   for (size_t i = 0; i < spec_.args().size(); ++i) {
     const auto& cs = spec_.args()[i].constraints;
     for (size_t k = 0; k < cs.size(); ++k)
-      if (cs[k].negatable) tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
+      if (cs[k].negatable(cfg_.contract)) tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
   }
   for (size_t k = 0; k < spec_.joints().size(); ++k)
-    if (spec_.joints()[k].negatable) tasks.push_back({-1, Attribute::Value, -1, static_cast<int>(k)});
+    if (spec_.joints()[k].negatable(cfg_.contract)) tasks.push_back({-1, Attribute::Value, -1, static_cast<int>(k)});
   return tasks;
 }
 
-bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const std::vector<c10::IValue>* values,
-                               const Materialize& materialize, MetaTuple& out) {
+bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const Materialize& materialize,
+                               MetaTuple& out) {
   out.metas.resize(spec_.args().size());
   out.variants = 1;
   out.violated.clear();
+  args_.clear_deviations();
   bool violated = false;
   if (joint_.active()) joint_.begin(task, rng);
   for (int arg : order_) {
@@ -405,7 +428,7 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
       else req.negate = task.constraint, violated = true;
     }
     try {
-      if (!args_.solve(arg, out.metas, values, req, rng, out.metas[static_cast<size_t>(arg)])) {
+      if (!args_.solve(arg, out.metas, req, rng, out.metas[static_cast<size_t>(arg)])) {
         dead_end_ = args_.dead_end();
         return false;
       }
@@ -421,15 +444,27 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const st
       dead_end_ = DeadEnd{-1, Attribute::Value, -1, {(task.joint >= 0 ? "cannot violate " : "") + *broken}};
       return false;
     }
-  if (task.joint >= 0) out.violated = spec_.joints()[task.joint].label;
-  else if (!task.valid()) out.violated = spec_.args()[task.arg].constraints[task.constraint].label;
+  const Deviation* unchecked = nullptr;  // a rule the kernel does not check, broken
+  if (task.joint >= 0) {
+    out.violated = spec_.joints()[task.joint].label;
+    unchecked = spec_.joints()[task.joint].deviation.get();
+  } else if (!task.valid()) {
+    const auto& c = spec_.args()[task.arg].constraints[task.constraint];
+    out.violated = c.label;
+    unchecked = c.deviation.get();
+  }
+  out.deviations = args_.deviations();
+  if (unchecked) out.deviations.push_back(unchecked);
+  if (cfg_.contract)
+    for (const auto& j : spec_.joints())
+      if (j.role == Role::Avoid && !joint_.holds(j)) out.deviations.push_back(j.deviation.get());
   return true;
 }
 
-bool MetaArgTupleEngine::solve_outs(Rng& rng, const std::vector<c10::IValue>* values, MetaTuple& out) {
+bool MetaArgTupleEngine::solve_outs(Rng& rng, MetaTuple& out) {
   out.outs.resize(spec_.outs().size());
   for (size_t k = 0; k < spec_.outs().size(); ++k)
-    if (!args_.solve(-1, out.metas, values, {}, rng, out.outs[k], &spec_.outs()[k])) {
+    if (!args_.solve(-1, out.metas, {}, rng, out.outs[k], &spec_.outs()[k])) {
       dead_end_ = args_.dead_end();
       return false;
     }

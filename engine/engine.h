@@ -77,10 +77,14 @@ class MetaArgEngine {
   MetaArgEngine(const Spec& spec, const Config& cfg, const AttributeEngine& attrs, JointSolver& joint)
       : spec_(spec), cfg_(cfg), attrs_(attrs), joint_(joint) {}
   // Solves argument `arg` (spec.args()[arg], or an out argument when `spec_arg` is given) given
-  // the solved and materialized dependencies. False on a dead end.
-  bool solve(int arg, const std::vector<MetaArg>& metas, const std::vector<c10::IValue>* values,
-             const ArgRequest& req, Rng& rng, MetaArg& out, const ArgSpec* spec_arg = nullptr);
+  // the solved dependencies. False on a dead end.
+  bool solve(int arg, const std::vector<MetaArg>& metas, const ArgRequest& req, Rng& rng, MetaArg& out,
+             const ArgSpec* spec_arg = nullptr);
   int variants() const { return variants_; }   // candidates the focused attribute offered
+  // Under the contract configuration: the deviations the values chosen since the last clear
+  // fall into (Avoid constraints they break).
+  const std::vector<const Deviation*>& deviations() const { return hits_; }
+  void clear_deviations() { hits_.clear(); }
   bool negated() const { return negated_; }    // the negated constraint was applied
   const DeadEnd& dead_end() const { return dead_end_; }
 
@@ -95,6 +99,7 @@ class MetaArgEngine {
   // value that keeps them satisfiable, and fixes it.
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
+  void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
 
   const Spec& spec_;
   const Config& cfg_;
@@ -104,7 +109,6 @@ class MetaArgEngine {
   int arg_ = -1;
   const ArgSpec* argspec_ = nullptr;
   const std::vector<MetaArg>* metas_ = nullptr;
-  const std::vector<c10::IValue>* values_ = nullptr;
   ArgRequest req_;
   Rng* rng_ = nullptr;
   MetaArg* meta_ = nullptr;
@@ -113,6 +117,7 @@ class MetaArgEngine {
   int variants_ = 1;
   bool negated_ = false;
   DeadEnd dead_end_;
+  std::vector<const Deviation*> hits_;
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
@@ -129,6 +134,9 @@ struct MetaTuple {
   std::vector<MetaArg> metas;  // by argument index
   int variants = 1;            // candidates of the focused attribute
   std::string violated;        // label of the violated constraint (invalid tuples)
+  // The deviations the tuple falls into (contract configuration): Avoid constraints it breaks,
+  // or the Unchecked rule it violates.
+  std::vector<const Deviation*> deviations;
   std::vector<MetaArg> outs;   // out= arguments, when asked for
 };
 
@@ -143,13 +151,12 @@ class MetaArgTupleEngine {
   using Materialize = std::function<void(int arg, const MetaArg& meta)>;
   // One attempt at a tuple for `task`. False on a dead end (or, invalid, when the constraint
   // could not be violated); dead_end() says where.
-  bool solve(const Task& task, int variant, Rng& rng, const std::vector<c10::IValue>* values,
-             const Materialize& materialize, MetaTuple& out);
+  bool solve(const Task& task, int variant, Rng& rng, const Materialize& materialize, MetaTuple& out);
   const DeadEnd& dead_end() const { return dead_end_; }
   const JointSolver& joint() const { return joint_; }
   std::string describe(const Task& task) const;
   // Solves the out= arguments of the spec for a solved tuple (into out.outs).
-  bool solve_outs(Rng& rng, const std::vector<c10::IValue>* values, MetaTuple& out);
+  bool solve_outs(Rng& rng, MetaTuple& out);
 
  private:
   const Spec& spec_;

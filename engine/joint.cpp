@@ -74,9 +74,13 @@ int64_t JointProblem::bound(JointAttr count) const {
   return count == JointAttr::Rank ? cfg_.limits.max_rank : cfg_.limits.max_int_list;
 }
 
+int JointProblem::arg_index(const std::string& arg) const {
+  int i = spec_.index_of(arg);
+  if (i < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint names unknown argument '" + arg + "'");
+  return i;
+}
+
 int JointProblem::raw_slot(JointAttr a, int arg, int64_t index) const {
-  if (arg < 0 || static_cast<size_t>(arg) >= spec_.args().size())
-    throw std::invalid_argument(spec_.op() + ": a joint constraint names unknown argument " + std::to_string(arg));
   int64_t base = arg * block_;
   switch (a) {
     case JointAttr::Size:
@@ -107,15 +111,14 @@ Program JointProblem::compile(const Term& t) const {
     } else if (n.op == TermOp::Attr) {
       const TermNode* index = n.kids.empty() ? nullptr : &n.kids[0].node();
       if (!index || (index->op == TermOp::Const && index->value >= 0)) {
-        out.slot = raw_slot(n.attr, n.arg, index ? index->value : -1);
+        out.slot = raw_slot(n.attr, arg_index(n.arg), index ? index->value : -1);
         if (out.slot < 0) throw std::invalid_argument(spec_.op() + ": a joint constraint indexes past the limits");
       } else {
-        out.attr = n.attr, out.arg = n.arg, out.a = self(self, n.kids[0]);
-        raw_slot(n.attr, n.arg, 0);  // checks the argument
+        out.attr = n.attr, out.arg = arg_index(n.arg), out.a = self(self, n.kids[0]);
       }
     } else if (is_fold(n.op)) {
       out.value = n.over.from;
-      out.slot = raw_slot(n.over.count, n.over.arg, -1);
+      out.slot = raw_slot(n.over.count, arg_index(n.over.arg), -1);
       std::vector<int> bodies;
       for (int64_t i = n.over.from; i < bound(n.over.count); ++i) {
         bodies_alive.push_back(n.body(i));
@@ -250,7 +253,7 @@ void JointSolver::begin(const Task& task, Rng& rng) {
       pt.domains[static_cast<size_t>(s)] = problem_.domain(s, problem_.arg_of(s) == skip_arg ? task.constraint : -1);
     for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
       if (static_cast<int>(k) == negated_) pt.active.push_back(&problem_.negation(static_cast<int>(k)));
-      else
+      else if (problem_.in_force(static_cast<int>(k)))
         for (const auto& in : problem_.instances(static_cast<int>(k))) pt.active.push_back(&in);
     }
     pt.by_slot.resize(n);
@@ -389,6 +392,11 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
 void JointSolver::fix(int slot, int64_t v) {
   fixed_.set(slot, v);
   if (oracle_) oracle_->fix(slot, v);
+}
+
+bool JointSolver::holds(const JointConstraint& c) const {
+  int k = static_cast<int>(&c - problem_.spec().joints().data());
+  return problem_.eval(problem_.program(k), fixed_) != 0;
 }
 
 std::optional<std::string> JointSolver::broken() const {

@@ -68,6 +68,8 @@ class JointProblem {
   int64_t hi(int slot) const { return hi_[static_cast<size_t>(slot)]; }
   const std::vector<int>& used_slots() const { return used_; }
   int64_t bound(JointAttr count) const;  // the most dims (Rank) or entries (Length)
+  // Whether constraint k holds in every tuple (a deviation's Avoid is off under the contract).
+  bool in_force(int k) const { return spec_.joints()[static_cast<size_t>(k)].applies(cfg_.contract); }
   // The instances of constraint k: one per index of a top-level `all`, else the term itself.
   const std::vector<Instance>& instances(int k) const { return instances_[static_cast<size_t>(k)]; }
   const Instance& negation(int k) const { return negations_[static_cast<size_t>(k)]; }
@@ -83,6 +85,7 @@ class JointProblem {
 
  private:
   Instance instance(const Term& t, int k);
+  int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name
 
   const Spec& spec_;
   const Config& cfg_;
@@ -137,6 +140,9 @@ class JointSolver {
   // After every argument is solved: the label of a constraint that fails (or of the negated
   // one, when it holds), else nullopt.
   std::optional<std::string> broken() const;
+  // After every argument is solved: whether joint constraint `c` of the spec holds (unknown
+  // counts as holding).
+  bool holds(const JointConstraint& c) const;
   uint64_t oracle_calls() const { return oracle_ ? oracle_->calls() : 0; }
 
  private:

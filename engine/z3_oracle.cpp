@@ -53,7 +53,11 @@ class Z3Oracle final : public JointOracle {
     solver_->set(limits);
     solver_->add(bounds_);
     for (int s : p_.used_slots()) solver_->add(member(var(s), (*domains_)[static_cast<size_t>(s)]));
-    for (size_t k = 0; k < holds_.size(); ++k) solver_->add(static_cast<int>(k) == negated_ ? !holds_[k] : holds_[k]);
+    for (size_t k = 0; k < holds_.size(); ++k) {
+      int c = static_cast<int>(k);
+      if (c == negated_) solver_->add(!holds_[k]);
+      else if (p_.in_force(c)) solver_->add(holds_[k]);
+    }
     for (const auto& f : fixed_) solver_->add(f);
     return *solver_;
   }

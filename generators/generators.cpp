@@ -41,6 +41,15 @@ template <class C> void fill_complex(C* data, int64_t n, VariableGenerator& gen,
   for (int64_t i = 0; i < n; ++i) data[i] = C(static_cast<R>(gen.next(rng)), static_cast<R>(gen.next(rng)));
 }
 
+// Whether a tensor argument (or an entry of a tensor list) was given a non-contiguous layout.
+bool laid_out_non_contiguous(const c10::IValue& v) {
+  if (v.isTensor()) return !v.toTensor().is_contiguous();
+  if (v.isTensorList())
+    for (const at::Tensor& t : v.toTensorList())
+      if (!t.is_contiguous()) return true;
+  return false;
+}
+
 }  // namespace
 
 at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
@@ -150,12 +159,13 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   // Sampling joint constraints without look-ahead needs more attempts, and may still fail.
   const bool sampling = engine_.joint().active() && !engine_.joint().exact();
   const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1) * (sampling ? 8 : 1);
+  // Tensors are made as their arguments are solved, so that the draws of a seed stay in order.
   auto materialize = [&](int arg, const MetaArg& meta) { values_[static_cast<size_t>(arg)] = args_.generate(meta, rng); };
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
     values_.assign(spec_.args().size(), c10::IValue());
-    bool solved = engine_.solve(task, variant_, rng, &values_, materialize, tuple_) &&
-                  (!with_out_ || engine_.solve_outs(rng, &values_, tuple_));
+    bool solved = engine_.solve(task, variant_, rng, materialize, tuple_) &&
+                  (!with_out_ || engine_.solve_outs(rng, tuple_));
     stats_.solver_calls = engine_.joint().oracle_calls();
     if (solved) break;
     ++stats_.dead_ends;
@@ -164,9 +174,12 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     return false;
   }
   out.op = spec_.op();
-  out.args.clear(), out.kwargs.clear(), out.outs.clear();
+  out.args.clear(), out.kwargs.clear(), out.outs.clear(), out.deviations.clear();
+  for (const Deviation* d : tuple_.deviations) out.deviations.push_back(d->id);
   for (size_t i = 0; i < spec_.args().size(); ++i) {
     const auto& a = spec_.args()[i];
+    if (a.layout_deviation && cfg_.contract && laid_out_non_contiguous(values_[i]))
+      out.deviations.push_back(a.layout_deviation->id);
     if (a.keyword) out.kwargs.emplace_back(a.name, std::move(values_[i]));
     else out.args.push_back(std::move(values_[i]));
   }

@@ -41,6 +41,7 @@ struct Sample {
   std::vector<MetaArg> metas;       // every argument, positional then keyword
   bool valid = true;
   std::string violated;             // the constraint an invalid sample violates
+  std::vector<std::string> deviations;  // ids of the deviations it hits (contract configuration)
   uint64_t seed = 0;
   uint64_t index = 0;               // (op, seed, index) regenerates this sample
 };

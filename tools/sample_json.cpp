@@ -78,6 +78,11 @@ std::string to_json(const Spec& spec, const Sample& s) {
   std::string out = "{\"op\":" + quote(s.op) + ",\"index\":" + std::to_string(s.index) +
                     ",\"seed\":" + std::to_string(s.seed) + ",\"valid\":" + (s.valid ? "true" : "false");
   if (!s.valid) out += ",\"violated\":" + quote(s.violated);
+  if (!s.deviations.empty()) {
+    out += ",\"deviations\":[";
+    for (size_t i = 0; i < s.deviations.size(); ++i) out += (i ? "," : "") + quote(s.deviations[i]);
+    out += "]";
+  }
   out += ",\"args\":[";
   size_t pos = 0, kw = 0;
   for (size_t i = 0; i < spec.args().size(); ++i) {

@@ -8,15 +8,12 @@ namespace opsfuzz {
 const std::vector<Spec>& spec_db() {
   static const std::vector<Spec> db = [] {
     std::vector<Spec> specs;
-    db::add_binary(specs);
-    db::add_unary(specs);
-    db::add_reduction(specs);
-    db::add_shape(specs);
-    db::add_indexing(specs);
-    db::add_conv_pool(specs);
-    db::add_norm(specs);
-    db::add_creation(specs);
-    for (const auto& s : specs) solve_order(s);  // a cycle or bad index fails at start-up, naming the spec
+    for (auto family : {db::binary_specs, db::unary_specs, db::reduction_specs, db::shape_specs, db::indexing_specs,
+                        db::conv_pool_specs, db::norm_specs, db::creation_specs})
+      for (db::SpecFn build : family()) {
+        specs.push_back(build());
+        specs.back().check();  // an unknown name or a cycle fails at start-up, naming the spec
+      }
     return specs;
   }();
   return db;

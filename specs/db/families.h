@@ -1,15 +1,22 @@
-// The op-family files of the SpecDB; each adds its specs to the list.
+// The op-family files of the SpecDB. Each spec is one function returning it; each family file
+// lists its functions in one table, so adding a spec touches only its family file.
 #pragma once
 
 #include "specs/model/relations.h"
 
+#include <span>
+
 namespace opsfuzz::db {
-void add_binary(std::vector<Spec>& db);
-void add_unary(std::vector<Spec>& db);
-void add_reduction(std::vector<Spec>& db);
-void add_shape(std::vector<Spec>& db);
-void add_indexing(std::vector<Spec>& db);
-void add_conv_pool(std::vector<Spec>& db);
-void add_norm(std::vector<Spec>& db);
-void add_creation(std::vector<Spec>& db);
+
+using SpecFn = Spec (*)();
+
+std::span<const SpecFn> binary_specs();
+std::span<const SpecFn> unary_specs();
+std::span<const SpecFn> reduction_specs();
+std::span<const SpecFn> shape_specs();
+std::span<const SpecFn> indexing_specs();
+std::span<const SpecFn> conv_pool_specs();
+std::span<const SpecFn> norm_specs();
+std::span<const SpecFn> creation_specs();
+
 }  // namespace opsfuzz::db

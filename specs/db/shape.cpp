@@ -1,8 +1,5 @@
 #include "specs/db/families.h"
 
-#include <map>
-#include <numeric>
-
 namespace opsfuzz::db {
 using namespace dsl;
 
@@ -22,79 +19,82 @@ std::vector<int64_t> differing_dims(const MetaArg& list, int64_t upto_entry, con
   return dims;
 }
 
-int64_t rank_of_first(const Ctx& c) { return static_cast<int64_t>(c.meta(0).tensors.at(0).shape.size()); }
+int64_t rank_of_first(const Ctx& c) { return static_cast<int64_t>(c.meta("tensors").tensors.at(0).shape.size()); }
 
-}  // namespace
-
-void add_shape(std::vector<Spec>& db) {
-  // cat(Tensor[] tensors, int dim=0) -> Tensor
-  db.push_back(Spec("cat.default")
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+Spec cat() {
+  return Spec("cat.default")
       .in(TensorList("tensors")
             .length(Ge(1))
-            .rank(Named("no zero-dim entries", Ge(1)))
+            .rank(Ge(1))
             // cat skips 1-d empty entries without checking them (a legacy rule).
-            .size(Scope(Named("no [0] entries", Ge([](const Ctx& c) { return c.count == 1 ? 1 : 0; }))))
-            .rank(Named("same rank as tensors[0]", Eq([](const Ctx& c) -> std::optional<int64_t> {
-              if (c.index <= 0) return std::nullopt;
+            .size(Scope(Named("no tensors[i] is [0]", Ge("1 for a 1-d entry", [](const Ctx& c) { return c.rank() == 1 ? 1 : 0; }))))
+            .rank(Eq("tensors[0].rank", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
               return static_cast<int64_t>(c.self().tensors.at(0).shape.size());
+            }))
+            .size(Eq("tensors[0].size(d) except along the dim the entries differ along", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
+              auto dims = differing_dims(c.self(), c.entry(), &c.solved());
+              if (dims.empty() || dims[0] == c.dim()) return std::nullopt;
+              return c.self().tensors.at(0).shape.at(static_cast<size_t>(c.dim()));
             })))
-            .size(Named("same sizes except along one dim", Eq([](const Ctx& c) -> std::optional<int64_t> {
-              if (c.entry <= 0) return std::nullopt;
-              auto dims = differing_dims(c.self(), c.entry, c.partial);
-              if (dims.empty() || dims[0] == c.index) return std::nullopt;
-              return c.self().tensors.at(0).shape.at(static_cast<size_t>(c.index));
-            }))))
-      .in(Dim("dim").deps(0)
-            .value(Named("dim_of(tensors[0])", Be([](const Ctx& c) { return -rank_of_first(c); },
-                                                [](const Ctx& c) { return rank_of_first(c) - 1; })))
-            .value(Named("the dim the entries differ along", In([](const Ctx& c) -> std::optional<IntList> {
-              auto dims = differing_dims(c.meta(0), c.length(0), nullptr);
+      .in(Dim("dim").deps("tensors")
+            .value(Be("[-tensors[0].rank, tensors[0].rank)", [](const Ctx& c) {
+              return std::vector<double>{static_cast<double>(-rank_of_first(c)), static_cast<double>(rank_of_first(c) - 1)};
+            }))
+            .value(Named("dim is the dim along which the entries of tensors differ", In("that dim", [](const Ctx& c) -> std::optional<IntList> {
+              auto dims = differing_dims(c.meta("tensors"), c.length("tensors"), nullptr);
               if (dims.empty()) return std::nullopt;
-              int64_t r = static_cast<int64_t>(c.meta(0).tensors[0].shape.size());
-              return IntList{dims[0], dims[0] - r};
-            })))));
+              return IntList{dims[0], dims[0] - rank_of_first(c)};
+            }))));
+}
 
-  // split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
-  enum { Self, SplitSizes, SplitDim };
-  db.push_back(Spec("split_with_sizes_copy.default")
+// split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+Spec split_with_sizes_copy() {
+  return Spec("split_with_sizes_copy.default")
       .in(Tensor("self")
             .rank(Ge(1)))
-      .in(LengthList("split_sizes").deps(Self, SplitDim))
-      .in(Dim("dim").deps(Self)
-            .value(dim_of(Self)))
-      .joint("split_sizes non-negative", all_entries(SplitSizes, [](Term s) { return s >= 0; }))
-      .joint("split_sizes sum to self.size(dim)", sum(elems(SplitSizes)) == size(Self, value(SplitDim))));
+      .in(LengthList("split_sizes").deps("self", "dim"))
+      .in(Dim("dim").deps("self")
+            .value(dim_of("self")))
+      .joint("split_sizes[i] >= 0", all_entries("split_sizes", [](Term s) { return s >= 0; }))
+      .joint("sum(split_sizes) == self.size(dim)", sum(elems("split_sizes")) == size("self", value("dim")));
+}
 
-  // view_copy(Tensor self, SymInt[] size) -> Tensor
-  enum { NewShape = 1 };
-  auto entry = [](int64_t i) { return elem(NewShape, i); };
-  Term inferred = any(elems(NewShape), [=](int64_t i) { return entry(i) == -1; });
-  Term known = prod(elems(NewShape), [=](int64_t i) { return ite(entry(i) == -1, 1, entry(i)); });
-  db.push_back(Spec("view_copy.default")
+// view_copy(Tensor self, SymInt[] size) -> Tensor
+Spec view_copy() {
+  auto entry = [](int64_t i) { return elem("size", i); };
+  Term inferred = any(elems("size"), [=](int64_t i) { return entry(i) == -1; });
+  Term known = prod(elems("size"), [=](int64_t i) { return ite(entry(i) == -1, 1, entry(i)); });
+  return Spec("view_copy.default")
       .in(Tensor("self"))
-      .in(Shape("size").deps(Self))
-      .joint("sizes are -1 or non-negative", all_entries(NewShape, [](Term s) { return s >= -1; }))
-      .joint("at most one -1", sum(elems(NewShape), [=](int64_t i) { return entry(i) == -1; }) <= 1)
-      .joint("sizes match self.numel()",
-             ite(inferred, known >= 1 && numel(Self) % known == 0, known == numel(Self))));
+      .in(Shape("size").deps("self"))
+      .joint("size[i] >= -1", all_entries("size", [](Term s) { return s >= -1; }))
+      .joint("at most one size[i] is -1", sum(elems("size"), [=](int64_t i) { return entry(i) == -1; }) <= 1)
+      .joint("prod(size) == self.numel(), or divides it when one size is -1",
+             ite(inferred, known >= 1 && numel("self") % known == 0, known == numel("self")));
+}
 
-  // constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
-  db.push_back(Spec("constant_pad_nd.default")
+// constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
+Spec constant_pad_nd() {
+  return Spec("constant_pad_nd.default")
       .in(Tensor("self"))
-      .in(LengthList("pad").deps(0)
-            .length(Named("even, at most 2*rank", In([](const Ctx& c) {
+      .in(LengthList("pad").deps("self")
+            .length(In("{0, 2, ..., 2 * self.rank}", [](const Ctx& c) {
               IntList ok;
-              for (int64_t n = 0; n <= 2 * c.rank(0); n += 2) ok.push_back(n);
+              for (int64_t n = 0; n <= 2 * c.rank("self"); n += 2) ok.push_back(n);
               return ok;
-            })))
-            .value(Named("padded size positive", Gen([](const Ctx& c) {
+            }))
+            .value(Gen("keeps the padded size of its dim positive", [](const Ctx& c) {
               // The kernel narrows by the first pad of a pair, then by the second; the padded
               // size must be positive. Between "valid" and "invalid" lie sizes of 0, which the
               // kernel takes only when no pad is positive: they are left out of both.
-              int64_t size = c.size(0, c.rank(0) - 1 - c.index / 2);
+              int64_t i = c.position();
+              int64_t size = c.size("self", c.rank("self") - 1 - i / 2);
               int64_t lo = -size, broken = -size;  // narrowing may start at the end
-              if (c.index % 2) {
-                int64_t first = (*c.partial)[static_cast<size_t>(c.index - 1)];
+              if (i % 2) {
+                int64_t first = c.solved()[static_cast<size_t>(i - 1)];
                 lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
                 broken = -size - std::min<int64_t>(first, 0);  // narrows to a negative length
               }
@@ -104,39 +104,52 @@ void add_shape(std::vector<Spec>& db) {
                 else if (v < broken) g.invalid.push_back(v);
               }
               return g;
-            }))))
-      .in(Scalar("value").deps(0, 1)  // written only where a pad is positive
-            .value(fits_dtype([](const Ctx& c) -> std::optional<c10::ScalarType> {
-              const auto& pad = c.ints(1);
+            })))
+      .in(Scalar("value").deps("self", "pad")  // written only where a pad is positive
+            .value(fits_dtype("self.dtype (when a pad is positive)", [](const Ctx& c) -> std::optional<c10::ScalarType> {
+              const auto& pad = c.ints("pad");
               if (std::none_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) return std::nullopt;
-              return c.dtype(0);
-            }))));
+              return c.dtype("self");
+            })));
+}
 
-  // pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
-  // An upscale factor that is a multiple of 2^32 divides by zero in this build, and one whose
-  // square wraps returns negative sizes: the limits keep it small.
-  enum { Factor = 1 };
-  db.push_back(Spec("pixel_shuffle.default")
-      .in(Tensor("self")  // the kernel refuses channels-last 3d layouts of 5-d tensors
-            .contiguous()
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+// An upscale factor that is a multiple of 2^32 divides by zero in this build, and one whose
+// square wraps returns negative sizes: the limits keep it small.
+Spec pixel_shuffle() {
+  auto layouts = deviation("pixel_shuffle.channels_last_3d",
+      "the kernel refuses 5-d inputs in the channels-last-3d memory format (\"Unsupported memory format\")",
+      "ops-fuzz sweep pixel_shuffle.default --config contract,channels_last --seed 0 --max 300");
+  return Spec("pixel_shuffle.default")
+      .in(Tensor("self")
+            .contiguous(layouts)
             .rank(Ge(3)))
-      .in(Int("upscale_factor").deps(Self))
-      .joint("upscale_factor positive", value(Factor) >= 1)
-      .joint("channels divisible by upscale_factor^2", size(Self, -3) % (value(Factor) * value(Factor)) == 0));
+      .in(Int("upscale_factor").deps("self"))
+      .joint("upscale_factor >= 1", value("upscale_factor") >= 1)
+      .joint("self.size(-3) % upscale_factor^2 == 0",
+             size("self", -3) % (value("upscale_factor") * value("upscale_factor")) == 0);
+}
 
-  // unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
-  // (the view unfold returns negative sizes for a negative size when another dim is empty)
-  enum { Dimension = 1, WindowSize, Step };
-  db.push_back(Spec("unfold_copy.default")
+// unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+// (the view unfold returns negative sizes for a negative size when another dim is empty)
+Spec unfold_copy() {
+  return Spec("unfold_copy.default")
       .in(Tensor("self"))
-      .in(Dim("dimension").deps(Self)
-            .value(dim_of(Self)))
-      .in(Int("size").deps(Self, Dimension))
+      .in(Dim("dimension").deps("self")
+            .value(dim_of("self")))
+      .in(Int("size").deps("self", "dimension"))
       .in(Int("step")
             .value(Gt(0)))
-      .joint("size non-negative", value(WindowSize) >= 0)
-      .joint("size at most self.size(dimension)",
-             value(WindowSize) <= ite(rank(Self) == 0, 1, size(Self, value(Dimension)))));
+      .joint("size >= 0", value("size") >= 0)
+      .joint("size <= self.size(dimension)",
+             value("size") <= ite(rank("self") == 0, 1, size("self", value("dimension"))));
+}
+
+}  // namespace
+
+std::span<const SpecFn> shape_specs() {
+  static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy};
+  return table;
 }
 
 }  // namespace opsfuzz::db

@@ -1,6 +1,6 @@
-// The spec DSL: what a spec author writes. Conditions take a constant or a function of the
-// context (`[](const Ctx& c) { return c.rank(0) + 2; }`); a function may return std::nullopt
-// for "no constraint here".
+// The spec DSL: what a spec author writes. Conditions take a constant, or a function of the
+// context with its text (`Le("self.rank", [](const Ctx& c) { return c.rank("self"); })`); a
+// function may return std::nullopt for "no constraint here".
 #pragma once
 
 #include "specs/model/spec.h"
@@ -55,53 +55,100 @@ template <class F> ConstraintFn function(F f, bool many) {
   }
 }
 
+template <class F> constexpr bool computed = std::is_invocable_v<F, const Ctx&>;
+
+// The text of a constant right-hand side: "3", "{float32, float64}".
 template <class F> std::string text(const F& f) {
-  if constexpr (std::is_invocable_v<F, const Ctx&>) return "f(deps)";
-  else if constexpr (requires { to_string(operand(f, true)->values.front()); }) {
-    auto o = operand(f, true);
-    if (!o) return "-";
-    std::string s;
-    for (const auto& v : o->values) s += (s.empty() ? "" : ", ") + to_string(v);
-    return o->values.size() == 1 ? s : "{" + s + "}";
-  } else return "?";
+  auto o = operand(f, true);
+  if (!o) return "-";
+  std::string s;
+  for (const auto& v : o->values) s += (s.empty() ? "" : ", ") + to_string(v);
+  return o->values.size() == 1 ? s : "{" + s + "}";
 }
 
-template <class F> Cond cond(Suffix s, F f, bool many = false) {
+template <class F> Cond cond(Suffix s, std::string text, F f, bool many) {
+  Cond c;
+  c.suffix = s, c.fn = function(std::move(f), many), c.text = std::move(text), c.constant = !computed<F>;
+  return c;
+}
+
+template <class F> Cond constant(Suffix s, F f, bool many = false) {
+  static_assert(!computed<F>,
+                "a condition computed from the dependencies needs its text, e.g. Eq(\"input.rank\", fn)");
   std::string t = text(f);
-  return Cond{s, function(std::move(f), many), std::move(t), true, !std::is_invocable_v<F, const Ctx&>};
+  return cond(s, std::move(t), std::move(f), many);
+}
+
+template <class T> double bound(const T& b, const Ctx& c) {
+  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(b);
+  else return b.fn(c);
+}
+template <class T> std::string bound_text(const T& b) {
+  if constexpr (std::is_arithmetic_v<T>) return to_string(one(b));
+  else return b.text;
 }
 
 }  // namespace detail
 
-template <class F> Cond Eq(F f) { return detail::cond(Suffix::Eq, std::move(f)); }
-template <class F> Cond Ne(F f) { return detail::cond(Suffix::Ne, std::move(f)); }
-template <class F> Cond Le(F f) { return detail::cond(Suffix::Le, std::move(f)); }
-template <class F> Cond Lt(F f) { return detail::cond(Suffix::Lt, std::move(f)); }
-template <class F> Cond Ge(F f) { return detail::cond(Suffix::Ge, std::move(f)); }
-template <class F> Cond Gt(F f) { return detail::cond(Suffix::Gt, std::move(f)); }
-template <class F> Cond In(F f) { return detail::cond(Suffix::In, std::move(f), true); }
-template <class F> Cond NotIn(F f) { return detail::cond(Suffix::NotIn, std::move(f), true); }
-// Gen: the function returns GenSets{valid candidates, invalid candidates}.
-template <class F> Cond Gen(F f) { return detail::cond(Suffix::Gen, std::move(f), true); }
-// Be: lo <= value <= hi, both from one function returning a pair, or two constants/functions.
-template <class F> Cond Be(F f) { return detail::cond(Suffix::Be, std::move(f), true); }
-template <class L, class H> Cond Be(L lo, H hi) {
-  auto get = [](const auto& x, const Ctx& c) {
-    if constexpr (std::is_invocable_v<decltype(x), const Ctx&>) return x(c);
-    else return x;
-  };
-  Cond c = Be([=](const Ctx& c) {
-    return std::vector<double>{static_cast<double>(get(lo, c)), static_cast<double>(get(hi, c))};
+// A bound computed from the dependencies, with the text it reads as: expr("self.rank - 1", fn).
+struct Expr {
+  std::string text;
+  std::function<double(const Ctx&)> fn;
+};
+template <class F> Expr expr(std::string text, F f) {
+  return {std::move(text), [f = std::move(f)](const Ctx& c) { return static_cast<double>(f(c)); }};
+}
+template <class T> concept Bound = std::is_arithmetic_v<T> || std::is_same_v<T, Expr>;
+
+// A condition is a constant (`Ge(1)`, `In(std::vector{...})`), or a function of the context
+// with the text its result reads as (`Eq("input.rank", [](const Ctx& c) { ... })`). Labels
+// are "subject relation text": `weight.rank == input.rank`.
+template <class F> Cond Eq(F f) { return detail::constant(Suffix::Eq, std::move(f)); }
+template <class F> Cond Ne(F f) { return detail::constant(Suffix::Ne, std::move(f)); }
+template <class F> Cond Le(F f) { return detail::constant(Suffix::Le, std::move(f)); }
+template <class F> Cond Lt(F f) { return detail::constant(Suffix::Lt, std::move(f)); }
+template <class F> Cond Ge(F f) { return detail::constant(Suffix::Ge, std::move(f)); }
+template <class F> Cond Gt(F f) { return detail::constant(Suffix::Gt, std::move(f)); }
+template <class F> Cond In(F f) { return detail::constant(Suffix::In, std::move(f), true); }
+template <class F> Cond NotIn(F f) { return detail::constant(Suffix::NotIn, std::move(f), true); }
+template <class F> Cond Eq(std::string t, F f) { return detail::cond(Suffix::Eq, std::move(t), std::move(f), false); }
+template <class F> Cond Ne(std::string t, F f) { return detail::cond(Suffix::Ne, std::move(t), std::move(f), false); }
+template <class F> Cond Le(std::string t, F f) { return detail::cond(Suffix::Le, std::move(t), std::move(f), false); }
+template <class F> Cond Lt(std::string t, F f) { return detail::cond(Suffix::Lt, std::move(t), std::move(f), false); }
+template <class F> Cond Ge(std::string t, F f) { return detail::cond(Suffix::Ge, std::move(t), std::move(f), false); }
+template <class F> Cond Gt(std::string t, F f) { return detail::cond(Suffix::Gt, std::move(t), std::move(f), false); }
+template <class F> Cond In(std::string t, F f) { return detail::cond(Suffix::In, std::move(t), std::move(f), true); }
+template <class F> Cond NotIn(std::string t, F f) { return detail::cond(Suffix::NotIn, std::move(t), std::move(f), true); }
+// Gen: the function returns GenSets{valid candidates, invalid candidates}; the text is the
+// whole predicate ("broadcastable with self").
+template <class F> Cond Gen(std::string t, F f) { return detail::cond(Suffix::Gen, std::move(t), std::move(f), true); }
+// Be: lo <= value <= hi, from one function returning {lo, hi}, or two bounds (constants or
+// expr(...)).
+template <class F> Cond Be(std::string t, F f) { return detail::cond(Suffix::Be, std::move(t), std::move(f), true); }
+std::string interval_text(const std::string& lo, const std::string& hi);  // "[lo, hi]"
+template <Bound L, Bound H> Cond Be(L lo, H hi) {
+  Cond c = Be(interval_text(detail::bound_text(lo), detail::bound_text(hi)), [=](const Ctx& c) {
+    return std::vector<double>{detail::bound(lo, c), detail::bound(hi, c)};
   });
-  c.constant = !std::is_invocable_v<L, const Ctx&> && !std::is_invocable_v<H, const Ctx&>;
+  c.constant = std::is_arithmetic_v<L> && std::is_arithmetic_v<H>;
   return c;
 }
 
 // Scope: narrows what is generated without being a rule of the op, so invalid generation
-// never negates it (e.g. generating only non-transposed convolutions).
-inline Cond Scope(Cond c) { c.negatable = false; return c; }
-// Names a condition in labels and invalid samples: Named("non-negative", Ge(0)).
-inline Cond Named(std::string text, Cond c) { c.text = std::move(text); return c; }
+// never breaks it (e.g. generating only non-transposed convolutions). Not for kernel bugs:
+// those are deviations.
+inline Cond Scope(Cond c) { c.role = Role::Scope; return c; }
+// A whole sentence as the label: Named("min or max is given", ...).
+inline Cond Named(std::string sentence, Cond c) { c.text = std::move(sentence), c.sentence = true; return c; }
+
+// A deviation of the linked kernel from the op's contract, with a command that reproduces it.
+inline DeviationRef deviation(std::string id, std::string reason, std::string command) {
+  return std::make_shared<const Deviation>(Deviation{std::move(id), std::move(reason), std::move(command)});
+}
+// Keeps valid samples inside `c`, out of a deviation the kernel shows outside it.
+inline Cond Avoid(DeviationRef d, Cond c) { c.role = Role::Avoid, c.deviation = std::move(d); return c; }
+// A rule of the contract the kernel does not check: broken only under the contract.
+inline Cond Unchecked(DeviationRef d, Cond c) { c.role = Role::Unchecked, c.deviation = std::move(d); return c; }
 
 #define OPSFUZZ_ARGTYPE(T) \
   inline ArgSpec T(std::string name) { return ArgSpec(std::move(name), ArgType::T); }

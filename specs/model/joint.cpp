@@ -10,9 +10,9 @@ Term op(TermOp o, std::vector<Term> kids) {
   n.kids = std::move(kids);
   return make(std::move(n));
 }
-Term attr(JointAttr a, int arg, std::vector<Term> index = {}) {
+Term attr(JointAttr a, std::string arg, std::vector<Term> index = {}) {
   TermNode n;
-  n.op = TermOp::Attr, n.attr = a, n.arg = arg, n.kids = std::move(index);
+  n.op = TermOp::Attr, n.attr = a, n.arg = std::move(arg), n.kids = std::move(index);
   return make(std::move(n));
 }
 Term fold(TermOp o, Over over, std::function<Term(int64_t)> body) {
@@ -50,12 +50,12 @@ Term operator&&(Term a, Term b) { return op(TermOp::And, {a, b}); }
 Term operator||(Term a, Term b) { return op(TermOp::Or, {a, b}); }
 
 namespace dsl {
-Term is_none(int arg) { return attr(JointAttr::None, arg); }
-Term rank(int arg) { return attr(JointAttr::Rank, arg); }
-Term length(int arg) { return attr(JointAttr::Length, arg); }
-Term value(int arg) { return attr(JointAttr::Value, arg); }
-Term size(int arg, Term dim) { return attr(JointAttr::Size, arg, {dim}); }
-Term elem(int arg, Term i) { return attr(JointAttr::Elem, arg, {i}); }
+Term is_none(std::string arg) { return attr(JointAttr::None, std::move(arg)); }
+Term rank(std::string arg) { return attr(JointAttr::Rank, std::move(arg)); }
+Term length(std::string arg) { return attr(JointAttr::Length, std::move(arg)); }
+Term value(std::string arg) { return attr(JointAttr::Value, std::move(arg)); }
+Term size(std::string arg, Term dim) { return attr(JointAttr::Size, std::move(arg), {dim}); }
+Term elem(std::string arg, Term i) { return attr(JointAttr::Elem, std::move(arg), {i}); }
 Term ite(Term cond, Term then, Term otherwise) { return op(TermOp::Ite, {cond, then, otherwise}); }
 Term implies(Term a, Term b) { return !a || b; }
 Term max(Term a, Term b) { return ite(a >= b, a, b); }
@@ -64,10 +64,10 @@ Term sum(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Sum, o
 Term prod(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Prod, o, std::move(body)); }
 Term all(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::All, o, std::move(body)); }
 Term any(Over o, std::function<Term(int64_t)> body) { return fold(TermOp::Any, o, std::move(body)); }
-Term all_entries(int list, std::function<Term(Term)> rule) {
+Term all_entries(std::string list, std::function<Term(Term)> rule) {
   return all(elems(list), [list, rule = std::move(rule)](int64_t i) { return rule(elem(list, i)); });
 }
-Term param(int list, int64_t i) { return ite(length(list) == 1, elem(list, 0), elem(list, i)); }
+Term param(const std::string& list, int64_t i) { return ite(length(list) == 1, elem(list, 0), elem(list, i)); }
 }  // namespace dsl
 
 }  // namespace opsfuzz

@@ -1,8 +1,10 @@
 // Joint constraints: one relation over integer attributes of several arguments (sizes, ranks,
 // list lengths and entries, int and bool values), solved together instead of one variable at
 // a time. A spec writes them as terms:
-//   sum(elems(SplitSizes)) == size(Self, value(Dim))
-//   all(dims(Input, 2), [](int64_t d) { return size(Input, d) + 2 * param(Padding, d - 2) >= 1; })
+//   sum(elems("split_sizes")) == size("self", value("dim"))
+//   all(dims("input", 2), [](int64_t d) { return size("input", d) + 2 * param("padding", d - 2) >= 1; })
+// Arguments are named; the names are resolved when the engine compiles the terms (and checked
+// when the spec is registered).
 // Booleans are the integers 0 and 1; `/` and `%` are floor division and modulo (Python's).
 #pragma once
 
@@ -38,7 +40,7 @@ class Term {
 // The index range of a fold: the dims of a tensor argument (from `from` on) or the entries of
 // a list argument.
 struct Over {
-  int arg;
+  std::string arg;
   JointAttr count;  // Rank or Length
   int64_t from = 0;
 };
@@ -47,16 +49,10 @@ struct TermNode {
   TermOp op = TermOp::Const;
   int64_t value = 0;                  // Const
   JointAttr attr = JointAttr::Value;  // Attr
-  int arg = -1;                       // Attr
+  std::string arg;                    // Attr
   std::vector<Term> kids;             // operands; Attr Size/Elem: the index
   Over over{};                        // folds
   std::function<Term(int64_t)> body;  // folds: the term at one index
-};
-
-struct JointConstraint {
-  std::string label;
-  Term term;
-  bool negatable = true;  // false: narrows what is generated, not a rule of the op
 };
 
 Term operator-(Term a);
@@ -76,26 +72,26 @@ Term operator&&(Term a, Term b);
 Term operator||(Term a, Term b);
 
 namespace dsl {
-Term is_none(int arg);
-Term rank(int arg);
-Term length(int arg);                // entries of an int list
-Term value(int arg);                 // an int, dim or bool argument
-Term size(int arg, Term dim);        // a negative dim counts from the end
-Term elem(int arg, Term i);          // an entry of an int list
+Term is_none(std::string arg);
+Term rank(std::string arg);
+Term length(std::string arg);                // entries of an int list
+Term value(std::string arg);                 // an int, dim or bool argument
+Term size(std::string arg, Term dim);        // a negative dim counts from the end
+Term elem(std::string arg, Term i);          // an entry of an int list
 Term ite(Term cond, Term then, Term otherwise);
 Term implies(Term a, Term b);
 Term max(Term a, Term b);
 Term min(Term a, Term b);
-inline Over dims(int arg, int64_t from = 0) { return {arg, JointAttr::Rank, from}; }
-inline Over elems(int arg) { return {arg, JointAttr::Length, 0}; }
+inline Over dims(std::string arg, int64_t from = 0) { return {std::move(arg), JointAttr::Rank, from}; }
+inline Over elems(std::string arg) { return {std::move(arg), JointAttr::Length, 0}; }
 Term sum(Over o, std::function<Term(int64_t)> body = {});   // the entries (or sizes) themselves by default
 Term prod(Over o, std::function<Term(int64_t)> body = {});
 Term all(Over o, std::function<Term(int64_t)> body);
-Term all_entries(int list, std::function<Term(Term)> rule);  // rule(entry) for every entry of a list
+Term all_entries(std::string list, std::function<Term(Term)> rule);  // rule(entry) for every entry of a list
 Term any(Over o, std::function<Term(int64_t)> body);
-inline Term numel(int arg) { return prod(dims(arg)); }
+inline Term numel(std::string arg) { return prod(dims(std::move(arg))); }
 // A per-spatial-dim parameter list: one entry for every dim, or one per dim.
-Term param(int list, int64_t i);
+Term param(const std::string& list, int64_t i);
 }  // namespace dsl
 
 }  // namespace opsfuzz

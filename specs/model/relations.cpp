@@ -13,32 +13,41 @@ template <class T> void range_of(double& lo, double& hi) {
 }
 }  // namespace
 
-int64_t dim_rank(const Ctx& c, int arg) { return std::max<int64_t>(c.rank(arg), 1); }
-
-Cond dim_of(int arg) {
-  return Named("dim_of(" + std::to_string(arg) + ")",
-               Be([arg](const Ctx& c) { return -dim_rank(c, arg); },
-                  [arg](const Ctx& c) { return dim_rank(c, arg) - 1; }));
+std::string interval_text(const std::string& lo, const std::string& hi) {
+  std::string t = "[";
+  t.append(lo).append(", ").append(hi).append("]");
+  return t;
 }
 
-Cond unique_dim_of(int arg) {
-  return Named("unique dim", NotIn([arg](const Ctx& c) {
+int64_t dim_rank(const Ctx& c, std::string_view arg) { return std::max<int64_t>(c.rank(arg), 1); }
+
+Cond dim_of(std::string arg) {
+  std::string text = "[-" + arg + ".rank, " + arg + ".rank)";
+  return Be(std::move(text), [arg](const Ctx& c) {
+    return std::vector<double>{static_cast<double>(-dim_rank(c, arg)), static_cast<double>(dim_rank(c, arg) - 1)};
+  });
+}
+
+Cond unique_dim_of(std::string arg) {
+  return NotIn("the dims of " + arg + " taken by earlier entries", [arg](const Ctx& c) {
     IntList taken;
     int64_t r = dim_rank(c, arg);
-    for (int64_t d : *c.partial) {
+    for (int64_t d : c.solved()) {
       int64_t w = d < 0 ? d + r : d;
       taken.push_back(w), taken.push_back(w - r);
     }
     return taken;
-  }));
+  });
 }
 
-Cond broadcastable_with(std::vector<int> args) {
-  return Named("broadcastable", Gen([args](const Ctx& c) -> std::optional<GenSets> {
+Cond broadcastable_with(std::vector<std::string> args) {
+  std::string text = "broadcastable with ";
+  for (size_t i = 0; i < args.size(); ++i) text += (i ? " and " : "") + args[i];
+  return Gen(std::move(text), [args](const Ctx& c) -> std::optional<GenSets> {
     // The size the other tensors fix at this dim (aligned from the right), if any is not 1.
     std::optional<int64_t> fixed;
-    for (int arg : args) {
-      int64_t od = c.index - (c.count - c.rank(arg));
+    for (const auto& arg : args) {
+      int64_t od = c.dim() - (c.rank() - c.rank(arg));
       if (od < 0) continue;
       int64_t s = c.size(arg, od);
       if (s != 1) fixed = s;
@@ -47,11 +56,11 @@ Cond broadcastable_with(std::vector<int> args) {
     GenSets g;
     for (int64_t v = 0; v <= 9; ++v) (v == *fixed || v == 1 ? g.valid : g.invalid).push_back(v);
     return g;
-  }));
+  });
 }
 
-Cond fits_dtype(std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
-  return Named("fits the dtype", Be([dtype](const Ctx& c) -> std::optional<std::vector<double>> {
+Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
+  return Be("the range of " + what, [dtype](const Ctx& c) -> std::optional<std::vector<double>> {
     auto t = dtype(c);
     if (!t || !c10::isIntegralType(*t, false)) return std::nullopt;  // bool takes any value
     double lo = 0, hi = 0;
@@ -66,12 +75,12 @@ Cond fits_dtype(std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype)
       default: break;
     }
     return std::vector<double>{lo, hi};
-  }));
+  });
 }
 
-c10::ScalarType promoted(const Ctx& c, std::initializer_list<int> args) {
+c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args) {
   c10::ScalarType t = c.dtype(*args.begin());
-  for (int a : args) t = c10::promoteTypes(t, c.dtype(a));
+  for (auto a : args) t = c10::promoteTypes(t, c.dtype(a));
   return t;
 }
 
@@ -82,8 +91,8 @@ std::vector<int64_t> divisors(int64_t n, int64_t limit) {
   return out;
 }
 
-int64_t param(const Ctx& c, int arg, int64_t i) {
-  const auto& l = c.ints(arg);
+int64_t param(const Ctx& c, std::string_view list, int64_t i) {
+  const auto& l = c.ints(list);
   return l.size() == 1 ? l[0] : l.at(static_cast<size_t>(i));
 }
 

@@ -1,27 +1,29 @@
-// Relations that many specs share. A helper used by one spec stays with that spec.
+// Relations that many specs share, over arguments named as in the op's schema. A helper used
+// by one spec stays with that spec.
 #pragma once
 
 #include "specs/model/dsl.h"
 
 namespace opsfuzz::dsl {
 
-// A dim of argument `arg`'s tensor: [-r, r-1], with rank 0 treated as rank 1.
-Cond dim_of(int arg);
-// For a per-element list Value: the element is a dim of `arg` not already in the list
-// (dims compared after wrapping negatives).
-Cond unique_dim_of(int arg);
+// A dim of tensor `arg`: [-r, r) where r is its rank, with rank 0 treated as rank 1.
+Cond dim_of(std::string arg);
+// For an int list's entries: each entry is a dim of `arg` not already in the list (dims
+// compared after wrapping negatives).
+Cond unique_dim_of(std::string arg);
 // For a tensor's Size at each dim: broadcastable with the tensors `args` (aligned from the right).
-Cond broadcastable_with(std::vector<int> args);
+Cond broadcastable_with(std::vector<std::string> args);
 // For a Scalar value written into tensors of dtype `dtype(c)` (none: no constraint): integral
 // dtypes take only values in their range (uint8 also negative integers, which wrap around).
-Cond fits_dtype(std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
+// `what` names that dtype in the label.
+Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
 // The dtype that type promotion gives the tensors `args`.
-c10::ScalarType promoted(const Ctx& c, std::initializer_list<int> args);
+c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args);
 // The positive divisors of n that are at most `limit`.
 std::vector<int64_t> divisors(int64_t n, int64_t limit);
 // A convolution-style parameter list: one entry for all dims, or one per dim.
-int64_t param(const Ctx& c, int arg, int64_t i);
-// The rank of argument `arg` as dims see it (rank 0 counts as 1).
-int64_t dim_rank(const Ctx& c, int arg);
+int64_t param(const Ctx& c, std::string_view list, int64_t i);
+// The rank of tensor `arg` as dims see it (rank 0 counts as 1).
+int64_t dim_rank(const Ctx& c, std::string_view arg);
 
 }  // namespace opsfuzz::dsl

@@ -1,7 +1,7 @@
 #include "specs/model/spec.h"
 
-#include <ATen/core/ivalue.h>
-
+#include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace opsfuzz {
@@ -11,57 +11,177 @@ std::string_view name(Suffix s) {
   return names[static_cast<int>(s)];
 }
 
-const c10::IValue& Ctx::value(int arg) const {
-  if (!values_ || arg < 0 || static_cast<size_t>(arg) >= values_->size())
-    throw std::out_of_range("argument " + std::to_string(arg) + " is not materialized");
-  return (*values_)[arg];
+// ---- Ctx ----------------------------------------------------------------------------------
+
+const MetaArg& Ctx::meta(std::string_view arg) const {
+  if (spec_)
+    for (int d : arg_.dependencies)
+      if (d >= 0 && spec_->args()[static_cast<size_t>(d)].name == arg) return metas_[static_cast<size_t>(d)];
+  throw std::invalid_argument((spec_ ? spec_->op() + ": " : "") + "a constraint of argument '" + arg_.name +
+                              "' reads '" + std::string(arg) + "', which is not among its dependencies");
 }
 
-int64_t Ctx::size(int arg, int64_t dim) const {
+int64_t Ctx::size(std::string_view arg, int64_t dim) const {
   const auto& s = shape(arg);
   int64_t r = static_cast<int64_t>(s.size());
   if (dim < 0) dim += r;
   return s.at(static_cast<size_t>(dim));
 }
 
-int64_t Ctx::numel(int arg) const {
+int64_t Ctx::numel(std::string_view arg) const {
   int64_t n = 1;
   for (auto s : shape(arg)) n *= s;
   return n;
 }
 
-int64_t Ctx::length(int arg) const {
+int64_t Ctx::length(std::string_view arg) const {
   const auto& m = meta(arg);
   if (is_tensor_list(m.argtype)) return static_cast<int64_t>(m.tensors.size());
   return static_cast<int64_t>(std::get<IntList>(m.value).size());
 }
+
+int64_t Ctx::element(Attribute a) const {
+  if (attribute_ != a || element_ < 0)
+    throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the " +
+                           (a == Attribute::Size ? "dim" : "entry") + " being solved while solving " +
+                           std::string(opsfuzz::name(attribute_)));
+  return element_;
+}
+
+int64_t Ctx::count(Attribute a) const {
+  element(a);
+  return count_;
+}
+
+const IntList& Ctx::solved() const {
+  if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
+  return *solved_;
+}
+
+// ---- ArgSpec ------------------------------------------------------------------------------
+
+std::string ArgSpec::subject(Attribute a) const {
+  std::string t = is_tensor_list(type) ? name + "[i]" : name;
+  switch (a) {
+    case Attribute::Optional: return t + " is None";
+    case Attribute::Dtype: return t + ".dtype";
+    case Attribute::Length: return "len(" + name + ")";
+    case Attribute::Rank: return t + ".rank";
+    case Attribute::Size: return t + ".size(d)";
+    case Attribute::Value:
+      if (has_tensors(type)) return t + " values";
+      return is_int_list(type) ? name + "[i]" : name;
+  }
+  return t;
+}
+
+namespace {
+std::string_view relation(Suffix s) {
+  static constexpr std::string_view words[] = {"==", "!=", "in", "not in", "<=", "<", ">=", ">", "in", ""};
+  return words[static_cast<int>(s)];
+}
+}  // namespace
 
 ArgSpec& ArgSpec::add(Attribute a, Cond c) {
   auto attrs = hierarchy(type);
   if (std::find(attrs.begin(), attrs.end(), a) == attrs.end())
     throw std::invalid_argument("argument '" + name + "' (" + std::string(opsfuzz::name(type)) +
                                 ") has no " + std::string(opsfuzz::name(a)) + " attribute");
-  std::string label = name + "." + std::string(opsfuzz::name(a)) + "." +
-                      std::string(opsfuzz::name(c.suffix)) + "(" + c.text + ")";
-  constraints.push_back({a, c.suffix, std::move(c.fn), std::move(label), c.negatable, c.constant});
+  std::string label;
+  if (c.sentence) label = std::move(c.text);
+  else if (a == Attribute::Optional && c.constant && (c.text == "True" || c.text == "False") && c.suffix == Suffix::Eq)
+    label = name + (c.text == "True" ? " is None" : " is not None");
+  else {
+    label = subject(a);
+    if (auto r = relation(c.suffix); !r.empty()) label.append(" ").append(r);
+    label.append(" ").append(c.text);
+  }
+  constraints.push_back({a, c.suffix, std::move(c.fn), std::move(label), c.role, c.constant, std::move(c.deviation)});
   return *this;
 }
 
-Spec& Spec::in(ArgSpec a) {
-  args_.push_back(std::move(a));
+// ---- Spec ---------------------------------------------------------------------------------
+
+Spec& Spec::add(ArgSpec a, bool keyword, std::vector<ArgSpec>& into) {
+  a.keyword = keyword;
+  into.push_back(std::move(a));
+  link();
   return *this;
 }
 
-Spec& Spec::kw(ArgSpec a) {
-  a.keyword = true;
-  args_.push_back(std::move(a));
+Spec& Spec::in(ArgSpec a) { return add(std::move(a), false, args_); }
+Spec& Spec::kw(ArgSpec a) { return add(std::move(a), true, args_); }
+Spec& Spec::out(ArgSpec a) { return add(std::move(a), true, outs_); }
+
+Spec& Spec::add_joint(std::string label, Term t, Role role, DeviationRef d) {
+  joints_.push_back({std::move(label), std::move(t), role, std::move(d)});
   return *this;
 }
 
-Spec& Spec::out(ArgSpec a) {
-  a.keyword = true;
-  outs_.push_back(std::move(a));
-  return *this;
+void Spec::link() {
+  auto resolve = [&](ArgSpec& a) {
+    a.dependencies.clear();
+    for (const auto& n : a.dependency_names) a.dependencies.push_back(index_of(n));
+  };
+  for (auto& a : args_) resolve(a);
+  for (auto& a : outs_) resolve(a);
+}
+
+int Spec::index_of(std::string_view arg) const {
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (args_[i].name == arg) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<DeviationSite> Spec::deviations() const {
+  std::vector<DeviationSite> out;
+  auto add = [&](const DeviationRef& d, Role role, std::string where) {
+    if (d) out.push_back({d, role, std::move(where)});
+  };
+  for (const auto& a : args_) {
+    add(a.layout_deviation, Role::Avoid, a.name + ": non-contiguous layouts");
+    for (const auto& c : a.constraints) add(c.deviation, c.role, c.label);
+  }
+  for (const auto& j : joints_) add(j.deviation, j.role, j.label);
+  return out;
+}
+
+namespace {
+
+// The argument names a term reads (fold bodies sampled at their first index).
+void names_in(const Term& t, std::set<std::string>& out) {
+  const TermNode& n = t.node();
+  if (n.op == TermOp::Attr) out.insert(n.arg);
+  if (n.op >= TermOp::Sum) {
+    out.insert(n.over.arg);
+    names_in(n.body(n.over.from), out);
+  }
+  for (const auto& k : n.kids) names_in(k, out);
+}
+
+}  // namespace
+
+void Spec::check() const {
+  std::set<std::string> seen;
+  for (const auto* list : {&args_, &outs_})
+    for (const auto& a : *list)
+      if (!seen.insert(a.name).second) throw std::invalid_argument(op_ + ": two arguments are named '" + a.name + "'");
+  solve_order(*this);
+  for (const auto& a : outs_)
+    for (size_t k = 0; k < a.dependencies.size(); ++k)
+      if (a.dependencies[k] < 0)
+        throw std::invalid_argument(op_ + ": argument '" + a.name + "' depends on unknown argument '" +
+                                    a.dependency_names[k] + "'");
+  for (const auto& j : joints_) {
+    std::set<std::string> names;
+    names_in(j.term, names);
+    for (const auto& n : names)
+      if (index_of(n) < 0)
+        throw std::invalid_argument(op_ + ": joint constraint '" + j.label + "' names unknown argument '" + n + "'");
+  }
+  for (const auto& d : deviations())
+    if (d.deviation->id.empty() || d.deviation->reason.empty() || d.deviation->command.empty())
+      throw std::invalid_argument(op_ + ": the deviation at '" + d.where + "' needs an id, a reason and a command");
 }
 
 std::vector<int> solve_order(const Spec& spec) {
@@ -69,19 +189,22 @@ std::vector<int> solve_order(const Spec& spec) {
   enum Mark { Unseen, Active, Done };
   std::vector<Mark> mark(args.size(), Unseen);
   std::vector<int> order;
-  auto visit = [&](auto& self, int i, const std::string& via) -> void {
-    if (i < 0 || static_cast<size_t>(i) >= args.size())
-      throw std::invalid_argument(spec.op() + ": argument '" + via + "' depends on unknown argument index " +
-                                  std::to_string(i));
+  auto visit = [&](auto& self, int i) -> void {
     if (mark[i] == Done) return;
     if (mark[i] == Active)
       throw std::invalid_argument(spec.op() + ": dependency cycle through argument '" + args[i].name + "'");
     mark[i] = Active;
-    for (int d : args[i].dependencies) self(self, d, args[i].name);
+    const auto& a = args[i];
+    for (size_t k = 0; k < a.dependencies.size(); ++k) {
+      if (a.dependencies[k] < 0)
+        throw std::invalid_argument(spec.op() + ": argument '" + a.name + "' depends on unknown argument '" +
+                                    a.dependency_names[k] + "'");
+      self(self, a.dependencies[k]);
+    }
     mark[i] = Done;
     order.push_back(i);
   };
-  for (size_t i = 0; i < args.size(); ++i) visit(visit, static_cast<int>(i), args[i].name);
+  for (size_t i = 0; i < args.size(); ++i) visit(visit, static_cast<int>(i));
   return order;
 }
 

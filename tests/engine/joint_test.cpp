@@ -23,8 +23,8 @@ int64_t sum_of(const MetaArg& m) {
 Spec tight_sum() {
   Spec s("t.tight_sum");
   s.in(LengthList("parts").length(Eq(4)))
-      .joint("parts non-negative", all_entries(0, [](Term p) { return p >= 0; }))
-      .joint("parts sum to 3", sum(elems(0)) == 3);
+      .joint("parts non-negative", all_entries("parts", [](Term p) { return p >= 0; }))
+      .joint("parts sum to 3", sum(elems("parts")) == 3);
   return s;
 }
 
@@ -39,7 +39,7 @@ Run run(const Spec& spec, Config cfg, const Task& task, int n, uint64_t seed = 1
   Rng rng(seed);
   while (static_cast<int>(r.tuples.size()) < n) {
     MetaTuple t;
-    if (engine.solve(task, 0, rng, nullptr, nullptr, t)) r.tuples.push_back(std::move(t));
+    if (engine.solve(task, 0, rng, nullptr, t)) r.tuples.push_back(std::move(t));
     else if (++r.dead_ends > 100 * n) break;
   }
   return r;
@@ -53,7 +53,7 @@ Config with(JointStrategy j) {
 
 TEST(Term, EvaluatesLikePythonAndPartially) {
   Spec s("t.eval");
-  s.in(Int("a")).in(Int("b")).joint("uses a and b", value(0) + value(1) >= 0);
+  s.in(Int("a")).in(Int("b")).joint("uses a and b", value("a") + value("b") >= 0);
   Config cfg;
   AttributeEngine attrs(cfg);
   JointProblem p(s, cfg, attrs);
@@ -64,7 +64,7 @@ TEST(Term, EvaluatesLikePythonAndPartially) {
   EXPECT_EQ(p.eval(Term(7) % -2, a), -1);
   EXPECT_EQ(p.eval(Term(7) / 0, a), std::nullopt);
   EXPECT_EQ(p.eval(ite(Term(3) > 2, 10, 20), a), 10);
-  Term x = value(0), y = value(1);
+  Term x = value("a"), y = value("b");
   EXPECT_EQ(p.eval(x + y, a), std::nullopt);     // both unknown
   EXPECT_EQ(p.eval(x * 0 == 0, a), 1);             // decided without x
   EXPECT_EQ(p.eval((x > 1) && (Term(1) > 2), a), 0);
@@ -77,7 +77,7 @@ TEST(Term, EvaluatesLikePythonAndPartially) {
 
 TEST(Term, FoldsRunOverTheRankOrLength) {
   Spec s("t.folds");
-  s.in(Tensor("self")).in(LengthList("l")).joint("reads both", numel(0) == sum(elems(1)));
+  s.in(Tensor("self")).in(LengthList("l")).joint("reads both", numel("self") == sum(elems("l")));
   Config cfg;
   AttributeEngine attrs(cfg);
   JointProblem p(s, cfg, attrs);
@@ -85,33 +85,33 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
   a.reset(static_cast<size_t>(p.slot_count()));
   a.set(p.slot(JointAttr::Rank, 0, -1), 3);
   for (int64_t d = 0; d < 3; ++d) a.set(p.slot(JointAttr::Size, 0, d), d + 2);  // [2, 3, 4]
-  EXPECT_EQ(p.eval(numel(0), a), 24);
-  EXPECT_EQ(p.eval(size(0, -1), a), 4);                 // negative dims count from the end
-  EXPECT_EQ(p.eval(size(0, value(1)), a), std::nullopt);  // a computed dim that is unknown
+  EXPECT_EQ(p.eval(numel("self"), a), 24);
+  EXPECT_EQ(p.eval(size("self", -1), a), 4);                 // negative dims count from the end
+  EXPECT_EQ(p.eval(size("self", value("l")), a), std::nullopt);  // a computed dim that is unknown
   a.set(p.slot(JointAttr::Length, 1, -1), 2);
   a.set(p.slot(JointAttr::Elem, 1, 0), 20);
-  EXPECT_EQ(p.eval(sum(elems(1)), a), std::nullopt);  // entry 1 unknown
+  EXPECT_EQ(p.eval(sum(elems("l")), a), std::nullopt);  // entry 1 unknown
   a.set(p.slot(JointAttr::Elem, 1, 1), 4);
   EXPECT_EQ(p.eval(p.program(0), a), 1);
-  EXPECT_EQ(p.eval(all(dims(0, 1), [](int64_t d) { return size(0, d) >= 3; }), a), 1);
-  EXPECT_EQ(p.eval(any(dims(0), [](int64_t d) { return size(0, d) == 5; }), a), 0);
+  EXPECT_EQ(p.eval(all(dims("self", 1), [](int64_t d) { return size("self", d) >= 3; }), a), 1);
+  EXPECT_EQ(p.eval(any(dims("self"), [](int64_t d) { return size("self", d) == 5; }), a), 0);
 }
 
 TEST(JointConstraints, UnknownArgumentNamesTheSpec) {
   Spec s("t.bad_joint");
-  s.in(Int("a")).joint("names argument 3", value(3) == 1);
+  s.in(Int("a")).joint("names argument c", value("c") == 1);
   Config cfg;
   try {
     MetaArgTupleEngine engine(s, cfg);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("t.bad_joint"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()), "t.bad_joint: a joint constraint names unknown argument 'c'");
   }
 }
 
 TEST(JointConstraints, ForwardCheckingSettlesTheLastVariable) {
   Spec s("t.pair");
-  s.in(Int("a").value(Be(0, 5))).in(Int("b").deps(0)).joint("a + b == 5", value(0) + value(1) == 5);
+  s.in(Int("a").value(Be(0, 5))).in(Int("b").deps("a")).joint("a + b == 5", value("a") + value("b") == 5);
   auto r = run(s, with(JointStrategy::Sampling), {1, Attribute::Value, -1}, 200);
   EXPECT_EQ(r.dead_ends, 0);  // b's space is narrowed to 5 - a before it is drawn
   for (const auto& t : r.tuples) EXPECT_EQ(as_int(t.metas[0].value) + as_int(t.metas[1].value), 5);
@@ -156,8 +156,8 @@ TEST(JointConstraints, Z3TimeoutIsAnErrorNamingTheSpec) {
   // Sums of three cubes are hard for any solver; one millisecond is not enough.
   Spec s("t.cubes");
   s.in(Int("x")).in(Int("y")).in(Int("z"))
-      .joint("x^3 + y^3 + z^3 == 33", value(0) * value(0) * value(0) + value(1) * value(1) * value(1) +
-                                           value(2) * value(2) * value(2) == 33);
+      .joint("x^3 + y^3 + z^3 == 33", value("x") * value("x") * value("x") + value("y") * value("y") * value("y") +
+                                           value("z") * value("z") * value("z") == 33);
   Config cfg;
   cfg.limits.int_lo = -1'000'000'000'000'000, cfg.limits.int_hi = 1'000'000'000'000'000;
   cfg.limits.solver_timeout_ms = 1;
@@ -165,7 +165,7 @@ TEST(JointConstraints, Z3TimeoutIsAnErrorNamingTheSpec) {
   MetaTuple t;
   Rng rng(0);
   try {
-    engine.solve({0, Attribute::Value, -1}, 0, rng, nullptr, nullptr, t);
+    engine.solve({0, Attribute::Value, -1}, 0, rng, nullptr, t);
     FAIL() << "expected the solver to give up";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("t.cubes"), std::string::npos) << e.what();
