@@ -38,7 +38,9 @@ options:
   --max N            samples per op (default %d); past one round of the coverage plan,
                      generation continues with new values
   --config WORDS     comma-separated: zerodim, empty, half, transposed, permuted, strided,
-                     channels_last ('no' prefix switches a default off: nozerodim); and how
+                     channels_last ('no' prefix switches a default off: nozerodim); contract
+                     (the op's contract without the spec's deviations: samples may hit
+                     them, and say which: see list-specs --deviations); and how
                      joint constraints are solved: z3 (look-ahead, the default when built
                      with Z3) or sampling (retry until they hold)
   --out              also generate out= tensors%s
@@ -147,13 +149,29 @@ void note_sampling(const std::vector<const Spec*>& specs, const Config& cfg) {
                  ops.c_str(), have_z3() ? "" : " (this build has no Z3)");
 }
 
+// Each deviation of the SpecDB: where the linked kernel departs from an op's contract.
+int list_deviations() {
+  for (const auto& s : spec_db())
+    for (const auto& d : s.deviations()) {
+      std::cout << s.op() << "  " << d.deviation->id << "\n"
+                << "  where:  " << d.where
+                << (d.role == Role::Avoid ? "  (valid samples keep to it unless --config contract)"
+                                          : "  (a rule the kernel does not check: broken only with --config contract)")
+                << "\n  reason: " << d.deviation->reason << "\n  repro:  " << d.deviation->command << "\n";
+    }
+  return 0;
+}
+
 int cmd_list_specs(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "--help") {
-    std::cout << "usage: ops-fuzz list-specs\n\nPrints each op of the SpecDB with its arguments, and how its joint\n"
-                 "constraints (relations across arguments) are solved in this build.\n";
+    std::cout << "usage: ops-fuzz list-specs [--deviations]\n\nPrints each op of the SpecDB with its arguments, and how its joint\n"
+                 "constraints (relations across arguments) are solved in this build.\n\n"
+                 "  --deviations   instead, every deviation: where the linked kernel departs from the\n"
+                 "                 op's contract, why, and a command that reproduces it\n";
     return 0;
   }
-  if (!args.empty()) throw UsageError("list-specs takes no arguments");
+  if (args.size() == 1 && args[0] == "--deviations") return list_deviations();
+  if (!args.empty()) throw UsageError("list-specs takes no arguments but --deviations");
   for (const auto& s : spec_db()) {
     std::cout << s.op() << "(";
     for (size_t i = 0; i < s.args().size(); ++i)
@@ -161,6 +179,7 @@ int cmd_list_specs(const std::vector<std::string>& args) {
                 << s.args()[i].name;
     std::cout << ")";
     if (auto mode = joint_mode(s, Config{}); !mode.empty()) std::cout << "  [" << mode << "]";
+    if (auto n = s.deviations().size()) std::cout << "  [" << n << " deviation" << (n > 1 ? "s" : "") << "]";
     std::cout << "\n";
   }
   return 0;

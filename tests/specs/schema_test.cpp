@@ -1,0 +1,88 @@
+// Every spec of the SpecDB agrees with the FunctionSchema of its op in the linked libtorch; the
+// check catches a wrong name, a missing argument and a keyword-only argument given as positional.
+#include "specs/db/db.h"
+#include "specs/model/relations.h"
+#include "specs/model/schema_check.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <gtest/gtest.h>
+
+namespace opsfuzz {
+namespace {
+using namespace dsl;
+
+// "add.Tensor" -> aten::add.Tensor; "x.default" -> aten::x.
+const c10::FunctionSchema* schema_of(const std::string& op, bool out = false) {
+  auto dot = op.find('.');
+  std::string base = "aten::" + op.substr(0, dot);
+  std::string overload = out ? "out" : dot == std::string::npos || op.substr(dot + 1) == "default" ? "" : op.substr(dot + 1);
+  auto handle = c10::Dispatcher::singleton().findSchema({base, overload});
+  return handle ? &handle->schema() : nullptr;
+}
+
+std::vector<std::string> mismatches(const Spec& spec) {
+  const auto* schema = schema_of(spec.op());
+  if (!schema) return {spec.op() + ": no such operator in this libtorch"};
+  return schema_mismatches(spec, *schema, schema_of(spec.op(), true));
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& m : v) s += m + "\n";
+  return s;
+}
+
+TEST(SchemaCheck, EverySpecAgreesWithItsSchema) {
+  for (const auto& spec : spec_db()) EXPECT_TRUE(mismatches(spec).empty()) << joined(mismatches(spec));
+}
+
+TEST(SchemaCheck, WrongNameIsCaught) {
+  Spec s("index_select.default");
+  s.in(Tensor("self")).in(Dim("dimension")).in(Tensor("index"));
+  EXPECT_EQ(joined(mismatches(s)),
+            "index_select.default against aten::index_select: the spec's argument 'dimension' is not in the schema\n"
+            "index_select.default against aten::index_select: argument 'dim' (int) is missing from the spec\n");
+}
+
+TEST(SchemaCheck, MissingArgumentIsCaught) {
+  Spec s("index_select.default");
+  s.in(Tensor("self")).in(Tensor("index"));
+  EXPECT_EQ(joined(mismatches(s)),
+            "index_select.default against aten::index_select: argument 'dim' (int) is missing from the spec\n");
+  Spec defaulted("add.Tensor");  // alpha has a default: leaving it out is allowed
+  defaulted.in(Tensor("self")).in(Tensor("other"));
+  EXPECT_TRUE(mismatches(defaulted).empty()) << joined(mismatches(defaulted));
+}
+
+TEST(SchemaCheck, KeywordOnlyGivenAsPositionalIsCaught) {
+  Spec s("add.Tensor");
+  s.in(Tensor("self")).in(Tensor("other")).in(Scalar("alpha"));
+  EXPECT_EQ(joined(mismatches(s)),
+            "add.Tensor against aten::add.Tensor: argument 'alpha' is keyword-only in the schema but positional in the spec\n");
+}
+
+TEST(SchemaCheck, KindsOptionalityAndOrderAreCaught) {
+  Spec kind("index_select.default");
+  kind.in(Tensor("self")).in(Bool("dim")).in(Tensor("index"));
+  EXPECT_EQ(joined(mismatches(kind)),
+            "index_select.default against aten::index_select: argument 'dim' is Bool in the spec (bool) but int in the schema\n");
+  Spec optional("clamp.default");
+  optional.in(Tensor("self")).in(Scalar("min")).in(ScalarOpt("max"));
+  EXPECT_EQ(joined(mismatches(optional)),
+            "clamp.default against aten::clamp: argument 'min' is optional in the schema (Scalar?) but Scalar in the spec\n");
+  Spec order("index_select.default");
+  order.in(Tensor("self")).in(Tensor("index")).in(Dim("dim"));
+  EXPECT_EQ(joined(mismatches(order)),
+            "index_select.default against aten::index_select: argument 'dim' comes later in the spec than in the schema\n");
+}
+
+TEST(SchemaCheck, OutArgumentsAreCheckedAgainstTheOutOverload) {
+  Spec s("add.Tensor");
+  s.in(Tensor("self")).in(Tensor("other")).kw(Scalar("alpha")).out(Tensor("result"));
+  EXPECT_EQ(joined(mismatches(s)),
+            "add.Tensor against aten::add.out: the spec's argument 'result' is not in the schema\n"
+            "add.Tensor against aten::add.out: argument 'out' (Tensor) is missing from the spec\n");
+}
+
+}  // namespace
+}  // namespace opsfuzz
