@@ -1,0 +1,40 @@
+// Internals shared by opcall's sources (not part of the API).
+#pragma once
+
+#include <ATen/core/stack.h>
+
+#include "opcall/opcall.h"
+
+namespace c10 {
+class OperatorHandle;
+}
+namespace torch::jit {
+struct Operator;
+}
+
+namespace opsfuzz::opcall {
+
+struct Op::Impl {
+  explicit Impl(std::shared_ptr<torch::jit::Operator> op);
+
+  std::shared_ptr<torch::jit::Operator> jit;        // the registry's entry: schema, operation
+  std::shared_ptr<const c10::OperatorHandle> handle;  // the dispatcher's, when it has one
+  std::shared_ptr<torch::jit::Operation> operation;  // the TorchScript-only one otherwise
+  std::string name;                                 // "aten::add.Tensor"
+  std::vector<Parameter> params;                    // the schema's arguments, for binding
+};
+
+// Why arguments do not bind: the argument concerned ("" if none) and the message.
+struct Failure {
+  std::string argument;
+  std::string message;
+};
+
+// Binds by Python's rules and checks and converts types: true and the full stack in `out`, or
+// false and why in `why`.
+bool bind_schema(const Op& op, const Stack& args, const Kwargs& kwargs, Stack& out, Failure& why);
+
+// Op's implementation, for the sources of opcall.
+const Op::Impl& impl_of(const Op& op);
+
+}  // namespace opsfuzz::opcall
