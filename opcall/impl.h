@@ -15,13 +15,18 @@ struct Operator;
 namespace opsfuzz::opcall {
 
 struct Op::Impl {
-  explicit Impl(std::shared_ptr<torch::jit::Operator> op);
+  explicit Impl(const c10::OperatorHandle& op);             // a dispatcher operator
+  explicit Impl(std::shared_ptr<torch::jit::Operator> op);  // one of TorchScript only
 
-  std::shared_ptr<torch::jit::Operator> jit;        // the registry's entry: schema, operation
-  std::shared_ptr<const c10::OperatorHandle> handle;  // the dispatcher's, when it has one
-  std::shared_ptr<torch::jit::Operation> operation;  // the TorchScript-only one otherwise
-  std::string name;                                 // "aten::add.Tensor"
-  std::vector<Parameter> params;                    // the schema's arguments, for binding
+  std::shared_ptr<const c10::OperatorHandle> handle;  // the dispatcher's entry, or
+  std::shared_ptr<torch::jit::Operator> jit;          // TorchScript's, with its operation
+  std::shared_ptr<torch::jit::Operation> operation;
+  const c10::FunctionSchema* schema = nullptr;  // owned by the registry's entry
+  std::string name;                             // "aten::add.Tensor"
+  std::vector<Parameter> params;                // the schema's arguments, for binding
+
+ private:
+  void init();
 };
 
 // Why arguments do not bind: the argument concerned ("" if none) and the message.

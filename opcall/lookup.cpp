@@ -54,6 +54,9 @@ struct Cache {
   std::mutex mutex;
   // Qualified name -> its overloads. Entries are never changed or freed once made.
   std::unordered_map<std::string, std::unique_ptr<const std::vector<Op>>> by_name;
+  // "aten::add.Tensor" (or "aten::abs." for a default overload) -> that overload alone: found in
+  // the dispatcher without reading the TorchScript registry's other schemas.
+  std::unordered_map<std::string, std::unique_ptr<const Op>> exact;
   std::vector<std::string> all_names;  // every qualified operator name, for suggestions
 };
 
@@ -68,7 +71,16 @@ std::vector<Op> collect(const std::string& qualified) {
   // stable order whatever the build registered first.
   std::stable_partition(ops.begin(), ops.end(), [](const auto& op) { return op->isC10Op(); });
   std::vector<Op> out;
-  for (auto& op : ops) out.emplace_back(std::make_shared<const Op::Impl>(std::move(op)));
+  for (auto& op : ops) {
+    const auto& s = op->schema();
+    auto handle = op->isC10Op() ? c10::Dispatcher::singleton().findSchema(
+                                      {s.name(), s.overload_name()})
+                                : c10::nullopt;
+    if (handle)
+      out.emplace_back(std::make_shared<const Op::Impl>(*handle));
+    else
+      out.emplace_back(std::make_shared<const Op::Impl>(std::move(op)));
+  }
   return out;
 }
 
@@ -84,6 +96,27 @@ const std::vector<Op>* find_overloads(const std::string& qualified) {
   return slot.get();
 }
 
+// The overload n names (n.overload set), or nullptr.
+const Op* find_exact(const OpName& n) {
+  const std::string key = n.qualified() + "." + *n.overload;
+  {
+    Cache& c = cache();
+    std::lock_guard lock(c.mutex);
+    if (auto it = c.exact.find(key); it != c.exact.end()) return it->second.get();
+    if (auto h = c10::Dispatcher::singleton().findSchema({n.qualified(), *n.overload})) {
+      auto& slot = c.exact[key];
+      slot = std::make_unique<const Op>(std::make_shared<const Op::Impl>(*h));
+      return slot.get();
+    }
+  }
+  // Not in the dispatcher: one of TorchScript only, if any.
+  const std::vector<Op>* ops = find_overloads(n.qualified());
+  if (!ops) return nullptr;
+  for (const auto& op : *ops)
+    if (op.schema().overload_name() == *n.overload) return &op;
+  return nullptr;
+}
+
 const std::vector<std::string>& all_names() {
   Cache& c = cache();
   std::lock_guard lock(c.mutex);
@@ -95,25 +128,17 @@ const std::vector<std::string>& all_names() {
   return c.all_names;
 }
 
+// " (did you mean 'aten::relu'?)": the closest name, within a typo of the name without its
+// namespace.
 std::string suggest(const OpName& n) {
-  auto best = closest(n.qualified(), all_names(), 3, typo_distance(n.name));
-  if (best.empty()) return "";
-  std::string out = " (did you mean ";
-  for (size_t k = 0; k < best.size(); ++k)
-    out += (k == 0 ? "" : k + 1 == best.size() ? " or " : ", ") + ("'" + best[k] + "'");
-  return out + "?)";
+  auto best = closest(n.qualified(), all_names(), 1, typo_distance(n.name));
+  return best.empty() ? "" : " (did you mean '" + best[0] + "'?)";
 }
 
 const std::vector<Op>& overloads_of(const OpName& n) {
   const std::vector<Op>* ops = find_overloads(n.qualified());
   if (!ops) throw LookupError("unknown operator '" + n.qualified() + "'" + suggest(n));
   return *ops;
-}
-
-const Op* find_overload(const std::vector<Op>& ops, const std::string& overload) {
-  for (const auto& op : ops)
-    if (op.schema().overload_name() == overload) return &op;
-  return nullptr;
 }
 
 [[noreturn]] void no_overload(const OpName& n, const std::vector<Op>& ops) {
@@ -128,20 +153,25 @@ const Op* find_overload(const std::vector<Op>& ops, const std::string& overload)
 
 }  // namespace
 
-Op::Impl::Impl(std::shared_ptr<torch::jit::Operator> op) : jit(std::move(op)) {
-  const c10::FunctionSchema& s = jit->schema();
-  name = s.name() + (s.overload_name().empty() ? "" : "." + s.overload_name());
-  if (jit->isC10Op())
-    if (auto h = c10::Dispatcher::singleton().findSchema({s.name(), s.overload_name()}))
-      handle = std::make_shared<const c10::OperatorHandle>(*h);
-  if (!handle) operation = std::make_shared<torch::jit::Operation>(jit->getOperation());
-  for (const auto& a : s.arguments()) {
-    params.push_back(
-        {a.name(), a.default_value() ? &*a.default_value() : nullptr, a.kwarg_only()});
-  }
+Op::Impl::Impl(const c10::OperatorHandle& op)
+    : handle(std::make_shared<const c10::OperatorHandle>(op)), schema(&handle->schema()) {
+  init();
 }
 
-const c10::FunctionSchema& Op::schema() const { return impl_->jit->schema(); }
+Op::Impl::Impl(std::shared_ptr<torch::jit::Operator> op)
+    : jit(std::move(op)),
+      operation(std::make_shared<torch::jit::Operation>(jit->getOperation())),
+      schema(&jit->schema()) {
+  init();
+}
+
+void Op::Impl::init() {
+  name = schema->name() + (schema->overload_name().empty() ? "" : "." + schema->overload_name());
+  for (const auto& a : schema->arguments())
+    params.push_back({a.name(), a.default_value() ? &*a.default_value() : nullptr, a.kwarg_only()});
+}
+
+const c10::FunctionSchema& Op::schema() const { return *impl_->schema; }
 const std::string& Op::name() const { return impl_->name; }
 bool Op::in_dispatcher() const { return impl_->handle != nullptr; }
 
@@ -152,10 +182,9 @@ const Op& find_op(std::string_view name) {
   thread_local std::unordered_map<std::string, const Op*> memo;
   if (auto it = memo.find(std::string(name)); it != memo.end()) return *it->second;
   OpName n = parse_name(name);
-  const auto& ops = overloads_of(n);
   if (!n.overload) n.overload = "";
-  const Op* op = find_overload(ops, *n.overload);
-  if (!op) no_overload(n, ops);
+  const Op* op = find_exact(n);
+  if (!op) no_overload(n, overloads_of(n));  // says which: the operator or the overload
   memo.emplace(std::string(name), op);
   return *op;
 }
@@ -167,9 +196,8 @@ bool has_op(std::string_view name) {
   } catch (const LookupError&) {
     return false;
   }
-  const std::vector<Op>* ops = find_overloads(n.qualified());
-  if (!ops) return false;
-  return !n.overload || find_overload(*ops, *n.overload);
+  if (n.overload) return find_exact(n) != nullptr;
+  return find_overloads(n.qualified()) != nullptr;
 }
 
 std::string suggest_op(std::string_view name) {
@@ -182,12 +210,12 @@ std::string suggest_op(std::string_view name) {
 
 Resolved resolve(std::string_view name, const Stack& args, const Kwargs& kwargs) {
   OpName n = parse_name(name);
-  const auto& ops = overloads_of(n);
   if (n.overload) {
-    const Op* op = find_overload(ops, *n.overload);
-    if (!op) no_overload(n, ops);
+    const Op* op = find_exact(n);
+    if (!op) no_overload(n, overloads_of(n));
     return {op, op->bind(args, kwargs)};
   }
+  const auto& ops = overloads_of(n);
   std::string reasons, argument;
   bool same_argument = true;
   for (const auto& op : ops) {
