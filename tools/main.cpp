@@ -229,22 +229,22 @@ int cmd_sweep(const std::vector<std::string>& args) {
     Sample s;
     while (static_cast<int64_t>(samples.size()) < o.max && gen.next(s)) samples.push_back(s);
     auto outcomes = execute_isolated(samples);
-    uint64_t counts[4] = {};
+    uint64_t counts[CallOutcome::kinds] = {};
     for (size_t i = 0; i < samples.size(); ++i) {
       counts[outcomes[i].kind]++;
-      bool unexpected = (outcomes[i].kind == Outcome::Accepted) == o.invalid;
+      bool unexpected = (outcomes[i].kind == CallOutcome::Accepted) == o.invalid;
       if (unexpected)
         std::fprintf(stderr, "%s #%llu (%s) %s: %s\n", spec->op().c_str(), static_cast<unsigned long long>(samples[i].index),
                      samples[i].valid ? "valid" : samples[i].violated.c_str(), std::string(name(outcomes[i].kind)).c_str(),
                      outcomes[i].message.c_str());
     }
-    uint64_t expected = o.invalid ? samples.size() - counts[Outcome::Accepted] : counts[Outcome::Accepted];
+    uint64_t expected = o.invalid ? samples.size() - counts[CallOutcome::Accepted] : counts[CallOutcome::Accepted];
     failures += expected != samples.size();
     std::printf("%-30s %8zu %8.1f%% %8llu %8llu %8llu\n", spec->op().c_str(), samples.size(),
                 samples.empty() ? 100.0 : 100.0 * expected / samples.size(),
-                static_cast<unsigned long long>(counts[Outcome::Accepted]),
-                static_cast<unsigned long long>(counts[Outcome::Rejected]),
-                static_cast<unsigned long long>(counts[Outcome::Crashed] + counts[Outcome::TimedOut]));
+                static_cast<unsigned long long>(counts[CallOutcome::Accepted]),
+                static_cast<unsigned long long>(counts[CallOutcome::Rejected]),
+                static_cast<unsigned long long>(counts[CallOutcome::Crashed] + counts[CallOutcome::TimedOut]));
     std::fflush(stdout);
   }
   return failures ? 1 : 0;

@@ -163,11 +163,11 @@ TEST(Execute, IsolationRecordsACrashAndContinues) {
   for (int i = 0; i < 20; ++i) batch.insert(batch.begin() + 2, crash);
   auto outcomes = execute_isolated(batch, 30);
   ASSERT_EQ(outcomes.size(), batch.size());
-  EXPECT_EQ(outcomes.front().kind, Outcome::Accepted);
-  EXPECT_EQ(outcomes.back().kind, Outcome::Accepted);
+  EXPECT_EQ(outcomes.front().kind, CallOutcome::Accepted);
+  EXPECT_EQ(outcomes.back().kind, CallOutcome::Accepted);
   Sample bad = samples[0];
   bad.args[1] = at::zeros({9, 9, 9});
-  EXPECT_EQ(execute(bad).kind, Outcome::Rejected);
+  EXPECT_EQ(execute(bad).kind, CallOutcome::Rejected);
 }
 
 }  // namespace
