@@ -2,12 +2,11 @@
 #pragma once
 
 #include <set>
-#include <span>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "argtypes/names.h"  // did_you_mean, closest: the suggestions in messages
 #include "suite/value.h"
 
 namespace opsfuzz::suite {
@@ -53,10 +52,5 @@ class SuiteError : public std::runtime_error {
  private:
   Diagnostics diagnostics_;
 };
-
-// The candidate closest to word by edit distance, if it is close enough to be a likely typo.
-std::string closest(std::string_view word, std::span<const std::string> candidates);
-// " (did you mean 'x'?)" or "" when nothing is close.
-std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
 }  // namespace opsfuzz::suite

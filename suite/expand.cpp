@@ -10,20 +10,20 @@ namespace opsfuzz::suite {
 namespace {
 
 using Keys = std::vector<std::string>;
-using Assignment = std::vector<std::pair<std::string, Value>>;  // var name -> value as written
+using Assignment = std::vector<std::pair<std::string, YamlValue>>;  // var name -> value as written
 
 const Keys kTestKeys = {"id",     "impl", "op",     "in",
                         "kwargs", "out",  "device", "cast_input0_to_complex"};
 
 // A template's declared vars and the assignments it expands to.
 struct Template {
-  std::vector<std::pair<std::string, std::vector<Value>>> vars;  // sorted by name
+  std::vector<std::pair<std::string, std::vector<YamlValue>>> vars;  // sorted by name
   std::vector<Assignment> assignments;
 };
 
 std::string label(const RawTest& raw) {
   std::string out = "tests[" + std::to_string(raw.index) + "]";
-  const Value* id = raw.node->is_map() ? raw.node->find("id") : nullptr;
+  const YamlValue* id = raw.node->is_map() ? raw.node->find("id") : nullptr;
   if (id && !python_str(*id).empty()) out += " (" + python_str(*id) + ")";
   return out;
 }
@@ -37,28 +37,28 @@ class Expander {
 
  private:
   void expand(const RawTest& raw, size_t position);
-  void expand_module_template(const RawTest& raw, const Value& op);
-  void expand_compare_pair(const RawTest& raw, const Value& op);
-  std::optional<Template> parse_template(const Value& op, const std::string& path);
-  bool check_var_value(const Value& v, const std::string& path);
-  std::vector<Assignment> assignments(const Template& t, const Value* cases,
+  void expand_module_template(const RawTest& raw, const YamlValue& op);
+  void expand_compare_pair(const RawTest& raw, const YamlValue& op);
+  std::optional<Template> parse_template(const YamlValue& op, const std::string& path);
+  bool check_var_value(const YamlValue& v, const std::string& path);
+  std::vector<Assignment> assignments(const Template& t, const YamlValue* cases,
                                       const std::string& path);
-  std::optional<std::vector<const Value*>> case_list(const Template& t, const Value* cases,
-                                                     const std::string& path);
-  void expand_case(const Template& t, const Value* c, const std::string& path,
+  std::optional<std::vector<const YamlValue*>> case_list(const Template& t, const YamlValue* cases,
+                                                         const std::string& path);
+  void expand_case(const Template& t, const YamlValue* c, const std::string& path,
                    std::vector<Assignment>& out);
   // Replaces var nodes in v by their values (a dim symbol by its integer).
-  Value substitute(const Value& v, const Assignment& env, const std::string& path);
+  YamlValue substitute(const YamlValue& v, const Assignment& env, const std::string& path);
   // The raw test with its op replaced and vars substituted in in/kwargs.
-  Value concrete_test(const Value& raw, Value op, const Assignment& env);
+  YamlValue concrete_test(const YamlValue& raw, YamlValue op, const Assignment& env);
   // Parses a concrete test and adds it to the suite; its index, or nullopt if invalid.
-  std::optional<size_t> add_test(const RawTest& raw, const Value& test, std::string id,
+  std::optional<size_t> add_test(const RawTest& raw, const YamlValue& test, std::string id,
                                  std::string pair);
-  bool parse_op(const Value& v, Test& t);
-  bool parse_inputs(const Value& v, Test& t);  // in and kwargs
-  bool parse_device(const Value& v, Test& t);
-  bool parse_cast(const Value& v, Test& t, bool inputs_ok);
-  bool claim_id(const Value& v, const Test& t);  // false for a duplicate
+  bool parse_op(const YamlValue& v, Test& t);
+  bool parse_inputs(const YamlValue& v, Test& t);  // in and kwargs
+  bool parse_device(const YamlValue& v, Test& t);
+  bool parse_cast(const YamlValue& v, Test& t, bool inputs_ok);
+  bool claim_id(const YamlValue& v, const Test& t);  // false for a duplicate
 
   const Document& doc_;
   Diagnostics& diagnostics_;
@@ -78,20 +78,20 @@ Suite Expander::run() {
 void Expander::expand(const RawTest& raw, size_t position) {
   path_ = "tests[" + std::to_string(raw.index) + "]";
   parser_.set_test(label(raw));
-  const Value& test = *raw.node;
+  const YamlValue& test = *raw.node;
   if (!test.is_map()) {
     parser_.error(test, path_, "a test must be a mapping");
     return;
   }
-  const Value* op = test.find("op");
-  const Value* type = op && op->is_map() ? op->find("type") : nullptr;
+  const YamlValue* op = test.find("op");
+  const YamlValue* type = op && op->is_map() ? op->find("type") : nullptr;
   std::string kind = type ? python_str(*type) : "";
   if (kind == "template_module") return expand_module_template(raw, *op);
   if (kind == "template_compare_pair") return expand_compare_pair(raw, *op);
-  const Value* id = test.find("id");
+  const YamlValue* id = test.find("id");
   std::string name = id ? python_str(*id) : "";
   if (name.empty() && op) {
-    const Value* module_path = op->is_map() ? op->find("path") : nullptr;
+    const YamlValue* module_path = op->is_map() ? op->find("path") : nullptr;
     name = default_id(op->is_string() ? op->s
                       : module_path   ? python_str(*module_path)
                                       : "",
@@ -101,7 +101,7 @@ void Expander::expand(const RawTest& raw, size_t position) {
 }
 
 // Var values (in vars and cases) are plain values; a dim symbol must be written bare.
-bool Expander::check_var_value(const Value& v, const std::string& path) {
+bool Expander::check_var_value(const YamlValue& v, const std::string& path) {
   if (v.is_map() && (v.find("type") || v.find("var") || v.find("ref"))) {
     parser_.error(v, path, "var values must be plain values, not nodes");
     return false;
@@ -115,8 +115,8 @@ bool Expander::check_var_value(const Value& v, const std::string& path) {
   return true;
 }
 
-std::optional<Template> Expander::parse_template(const Value& op, const std::string& path) {
-  const Value* vars = op.find("vars");
+std::optional<Template> Expander::parse_template(const YamlValue& op, const std::string& path) {
+  const YamlValue* vars = op.find("vars");
   if (!vars || !vars->is_map() || vars->entries.empty()) {
     parser_.error(vars ? *vars : op, path + ".vars", "vars must be a non-empty mapping of lists");
     return std::nullopt;
@@ -142,19 +142,20 @@ std::optional<Template> Expander::parse_template(const Value& op, const std::str
 }
 
 // The template's cases (one empty case when there are none); nullopt if they are invalid.
-std::optional<std::vector<const Value*>> Expander::case_list(const Template& t, const Value* cases,
-                                                             const std::string& path) {
-  if (!cases || cases->is_null()) return std::vector<const Value*>{nullptr};
+std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template& t,
+                                                                 const YamlValue* cases,
+                                                                 const std::string& path) {
+  if (!cases || cases->is_null()) return std::vector<const YamlValue*>{nullptr};
   if (!cases->is_list()) {
     parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
     return std::nullopt;
   }
   Keys declared;
   for (const auto& [name, values] : t.vars) declared.push_back(name);
-  std::vector<const Value*> out;
+  std::vector<const YamlValue*> out;
   bool ok = true;
   for (size_t k = 0; k < cases->items.size(); ++k) {
-    const Value& c = cases->items[k];
+    const YamlValue& c = cases->items[k];
     std::string p = path + ".cases[" + std::to_string(k) + "]";
     if (!c.is_map()) {
       parser_.error(c, p, "a case must be a mapping of var names to values");
@@ -177,12 +178,12 @@ std::optional<std::vector<const Value*>> Expander::case_list(const Template& t, 
 
 // The assignments of one case: its values, vars named like dims bound to the dim (never
 // iterated), and the Cartesian product of the other vars in name order, the first slowest.
-void Expander::expand_case(const Template& t, const Value* c, const std::string& path,
+void Expander::expand_case(const Template& t, const YamlValue* c, const std::string& path,
                            std::vector<Assignment>& out) {
   Assignment fixed;
-  std::vector<const std::pair<std::string, std::vector<Value>>*> free;
+  std::vector<const std::pair<std::string, std::vector<YamlValue>>*> free;
   for (const auto& var : t.vars) {
-    const Value* given = c ? c->find(var.first) : nullptr;
+    const YamlValue* given = c ? c->find(var.first) : nullptr;
     auto dim = doc_.dims.find(var.first);
     if (given) {
       fixed.emplace_back(var.first, *given);
@@ -191,7 +192,7 @@ void Expander::expand_case(const Template& t, const Value* c, const std::string&
                            "var '" + var.first +
                                "' has the name of a dim: it is bound to the dim's value " +
                                std::to_string(dim->second) + " and not iterated");
-      fixed.emplace_back(var.first, Value::integer(dim->second, var.second.front().pos));
+      fixed.emplace_back(var.first, YamlValue::integer(dim->second, var.second.front().pos));
     } else {
       free.push_back(&var);
     }
@@ -208,57 +209,57 @@ void Expander::expand_case(const Template& t, const Value* c, const std::string&
   }
 }
 
-std::vector<Assignment> Expander::assignments(const Template& t, const Value* cases,
+std::vector<Assignment> Expander::assignments(const Template& t, const YamlValue* cases,
                                               const std::string& path) {
   std::vector<Assignment> out;
   if (auto list = case_list(t, cases, path))
-    for (const Value* c : *list) expand_case(t, c, path, out);
+    for (const YamlValue* c : *list) expand_case(t, c, path, out);
   return out;
 }
 
-Value Expander::substitute(const Value& v, const Assignment& env, const std::string& path) {
+YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const std::string& path) {
   if (v.is_list()) {
-    Value out = v;
+    YamlValue out = v;
     for (size_t k = 0; k < v.items.size(); ++k)
       out.items[k] = substitute(v.items[k], env, path + "[" + std::to_string(k) + "]");
     return out;
   }
   if (!v.is_map()) return v;
-  const Value* type = v.find("type");
+  const YamlValue* type = v.find("type");
   bool is_var =
       type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
   if (!is_var) {
-    Value out = v;
+    YamlValue out = v;
     for (auto& [key, value] : out.entries)
       if (python_str(key) != "shape")  // vars are not allowed there: left for the parser to report
         value = substitute(value, env, path + "." + python_str(key));
     return out;
   }
-  const Value* name = v.find(type ? "name" : "var");
+  const YamlValue* name = v.find(type ? "name" : "var");
   if (type) parser_.check_keys(v, {"type", "name"}, path);
   if (!name || !name->is_string() || name->s.empty()) {
     parser_.error(v, path, "a var node needs a non-empty string name");
-    return Value::null(v.pos);
+    return YamlValue::null(v.pos);
   }
   for (const auto& [var, value] : env) {
     if (var != name->s) continue;
     if (value.is_symbol() && doc_.dims.count(value.s))  // a dim symbol becomes its integer
-      return Value::integer(doc_.dims.at(value.s), v.pos);
-    Value out = value;
+      return YamlValue::integer(doc_.dims.at(value.s), v.pos);
+    YamlValue out = value;
     out.pos = v.pos;
     return out;
   }
   if (auto dim = doc_.dims.find(name->s); dim != doc_.dims.end())
-    return Value::integer(dim->second, v.pos);
+    return YamlValue::integer(dim->second, v.pos);
   Keys declared;
   for (const auto& [var, value] : env) declared.push_back(var);
   parser_.error(*name, path,
                 "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
-  return Value::null(v.pos);
+  return YamlValue::null(v.pos);
 }
 
-Value Expander::concrete_test(const Value& raw, Value op, const Assignment& env) {
-  Value test = Value::map(raw.pos);
+YamlValue Expander::concrete_test(const YamlValue& raw, YamlValue op, const Assignment& env) {
+  YamlValue test = YamlValue::map(raw.pos);
   for (const auto& [key, value] : raw.entries) {
     std::string k = python_str(key);
     if (k == "op")
@@ -271,28 +272,28 @@ Value Expander::concrete_test(const Value& raw, Value op, const Assignment& env)
   return test;
 }
 
-void Expander::expand_module_template(const RawTest& raw, const Value& op) {
+void Expander::expand_module_template(const RawTest& raw, const YamlValue& op) {
   std::string path = path_ + ".op";
   parser_.check_keys(op, {"type", "path", "vars", "cases", "args", "kwargs"}, path);
   auto t = parse_template(op, path);
   if (!op.find("path")) parser_.error(op, path, "missing required key 'path'");
   if (!t || !op.find("path")) return;
-  const Value* id = raw.node->find("id");
+  const YamlValue* id = raw.node->find("id");
   std::string base = id && !python_str(*id).empty() ? python_str(*id) : "template";
   for (const auto& env : t->assignments) {
-    Value module = Value::map(op.pos);
-    module.set("type", Value::string("module", false, op.pos));
+    YamlValue module = YamlValue::map(op.pos);
+    module.set("type", YamlValue::string("module", false, op.pos));
     for (const char* key : {"path", "args", "kwargs"})
-      if (const Value* v = op.find(key)) module.set(key, substitute(*v, env, path + "." + key));
+      if (const YamlValue* v = op.find(key)) module.set(key, substitute(*v, env, path + "." + key));
     add_test(raw, concrete_test(*raw.node, module, env), template_id(base, env), "");
   }
 }
 
-void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
+void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
   std::string path = path_ + ".op";
   parser_.check_keys(op, {"type", "vars", "cases", "common", "a", "b"}, path);
   auto t = parse_template(op, path);
-  const Value* common = op.find("common");
+  const YamlValue* common = op.find("common");
   if (common && !common->is_null()) {
     if (common->is_map())
       parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
@@ -301,7 +302,7 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
   }
   bool sides_ok = true;
   for (const char* side : {"a", "b"}) {
-    const Value* s = op.find(side);
+    const YamlValue* s = op.find(side);
     std::string p = path + "." + side;
     if (!s || !s->is_map()) {
       parser_.error(
@@ -311,8 +312,8 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
       continue;
     }
     parser_.check_keys(*s, {"impl", "type", "path", "args", "kwargs"}, p);
-    const Value* impl = s->find("impl");
-    const Value* type = s->find("type");
+    const YamlValue* impl = s->find("impl");
+    const YamlValue* type = s->find("type");
     if (!impl || !impl->is_string() || impl->s.empty()) {
       parser_.error(impl ? *impl : *s, p + ".impl", "a compare side needs an impl (a string)");
       sides_ok = false;
@@ -327,7 +328,7 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
     }
   }
   if (!t || !sides_ok) return;
-  const Value* id = raw.node->find("id");
+  const YamlValue* id = raw.node->find("id");
   std::string base = id && !python_str(*id).empty() ? python_str(*id) : "template_compare_pair";
   for (const auto& env : t->assignments) {
     std::string pair_id = template_id(base, env);
@@ -335,23 +336,24 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
     bool added = true;
     for (int k = 0; k < 2; ++k) {
       const char* side = k == 0 ? "a" : "b";
-      const Value& s = *op.find(side);
+      const YamlValue& s = *op.find(side);
       std::string p = path + "." + side;
       // A side's args replace common.args; its kwargs are merged over common.kwargs.
-      Value module = Value::map(s.pos);
-      module.set("type", Value::string("module", false, s.pos));
+      YamlValue module = YamlValue::map(s.pos);
+      module.set("type", YamlValue::string("module", false, s.pos));
       module.set("path", substitute(*s.find("path"), env, p + ".path"));
-      const Value* common_args = common && common->is_map() ? common->find("args") : nullptr;
-      if (const Value* args = s.find("args") ? s.find("args") : common_args)
+      const YamlValue* common_args = common && common->is_map() ? common->find("args") : nullptr;
+      if (const YamlValue* args = s.find("args") ? s.find("args") : common_args)
         module.set("args", substitute(*args, env, p + ".args"));
-      Value kwargs = Value::map(s.pos);
-      const Value* common_kwargs = common && common->is_map() ? common->find("kwargs") : nullptr;
-      for (const Value* source : {common_kwargs, s.find("kwargs")})
+      YamlValue kwargs = YamlValue::map(s.pos);
+      const YamlValue* common_kwargs =
+          common && common->is_map() ? common->find("kwargs") : nullptr;
+      for (const YamlValue* source : {common_kwargs, s.find("kwargs")})
         if (source && source->is_map())
           for (const auto& [key, value] : source->entries)
             kwargs.set(python_str(key), substitute(value, env, p + ".kwargs." + python_str(key)));
       module.set("kwargs", kwargs);
-      Value test = concrete_test(*raw.node, module, env);
+      YamlValue test = concrete_test(*raw.node, module, env);
       test.set("impl", *s.find("impl"));
       auto index = add_test(raw, test, pair_id + "__" + side, pair_id);
       if (index) indexes[k] = *index;
@@ -361,8 +363,8 @@ void Expander::expand_compare_pair(const RawTest& raw, const Value& op) {
   }
 }
 
-bool Expander::parse_op(const Value& v, Test& t) {
-  const Value* op = v.find("op");
+bool Expander::parse_op(const YamlValue& v, Test& t) {
+  const YamlValue* op = v.find("op");
   if (!op) {
     parser_.error(v, path_, "missing required key 'op'");
     return false;
@@ -371,7 +373,7 @@ bool Expander::parse_op(const Value& v, Test& t) {
     t.op = op->s;
     return true;
   }
-  const Value* type = op->is_map() ? op->find("type") : nullptr;
+  const YamlValue* type = op->is_map() ? op->find("type") : nullptr;
   if (!type || python_str(*type) != "module") {
     parser_.error(*op, path_ + ".op",
                   "op must be an operator name or a module, template_module or "
@@ -382,9 +384,9 @@ bool Expander::parse_op(const Value& v, Test& t) {
   return t.module.has_value();
 }
 
-bool Expander::parse_inputs(const Value& v, Test& t) {
+bool Expander::parse_inputs(const YamlValue& v, Test& t) {
   bool ok = true;
-  const Value* in = v.find("in");
+  const YamlValue* in = v.find("in");
   if (!in) {
     parser_.error(v, path_, "missing required key 'in'");
     ok = false;
@@ -400,7 +402,7 @@ bool Expander::parse_inputs(const Value& v, Test& t) {
         ok = false;
     }
   }
-  const Value* kwargs = v.find("kwargs");
+  const YamlValue* kwargs = v.find("kwargs");
   if (!kwargs || kwargs->is_null()) return ok;
   if (!kwargs->is_map()) {
     parser_.error(*kwargs, path_ + ".kwargs", "kwargs must be a mapping of names to nodes");
@@ -416,8 +418,8 @@ bool Expander::parse_inputs(const Value& v, Test& t) {
   return ok;
 }
 
-bool Expander::parse_device(const Value& v, Test& t) {
-  const Value* device = v.find("device");
+bool Expander::parse_device(const YamlValue& v, Test& t) {
+  const YamlValue* device = v.find("device");
   if (!device) return true;
   static const std::map<std::string, Device> devices = {
       {"cpu", Device::Cpu}, {"gpu", Device::Gpu}, {"cuda", Device::Cuda}, {"mps", Device::Mps}};
@@ -435,8 +437,8 @@ bool Expander::parse_device(const Value& v, Test& t) {
 }
 
 // cast_input0_to_complex needs input 0 to be a real floating tensor packed as [..., 2].
-bool Expander::parse_cast(const Value& v, Test& t, bool inputs_ok) {
-  const Value* cast = v.find("cast_input0_to_complex");
+bool Expander::parse_cast(const YamlValue& v, Test& t, bool inputs_ok) {
+  const YamlValue* cast = v.find("cast_input0_to_complex");
   if (!cast) return true;
   std::string path = path_ + ".cast_input0_to_complex";
   if (!cast->is_bool()) {
@@ -456,7 +458,7 @@ bool Expander::parse_cast(const Value& v, Test& t, bool inputs_ok) {
   return packable;
 }
 
-bool Expander::claim_id(const Value& v, const Test& t) {
+bool Expander::claim_id(const YamlValue& v, const Test& t) {
   auto [it, inserted] = ids_.emplace(t.id, t.pos);
   if (!inserted)
     parser_.error(
@@ -465,7 +467,7 @@ bool Expander::claim_id(const Value& v, const Test& t) {
   return inserted;
 }
 
-std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std::string id,
+std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v, std::string id,
                                          std::string pair) {
   parser_.check_keys(v, kTestKeys, path_);
   Test t;
@@ -473,8 +475,8 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const Value& v, std
   t.pair = std::move(pair);
   t.pos = v.pos;
   t.directory = raw.directory;
-  if (const Value* impl = v.find("impl")) t.impl = python_str(*impl);
-  if (const Value* out = v.find("out")) t.out = *out;
+  if (const YamlValue* impl = v.find("impl")) t.impl = python_str(*impl);
+  if (const YamlValue* out = v.find("out")) t.out = *out;
   bool ok = parse_op(v, t);
   bool inputs_ok = parse_inputs(v, t);
   ok = parse_device(v, t) && ok;

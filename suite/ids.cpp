@@ -53,7 +53,7 @@ std::string sanitize_id_value(std::string_view text) { return sanitize(text, tru
 std::string sanitize_op(std::string_view text) { return sanitize(text, false); }
 
 std::string template_id(const std::string& base,
-                        const std::vector<std::pair<std::string, Value>>& assignment) {
+                        const std::vector<std::pair<std::string, YamlValue>>& assignment) {
   auto sorted = assignment;
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -20,26 +20,26 @@ Pos pos_of(const YAML::Mark& mark, const FileName& file, const Pos& fallback) {
   return Pos{file, mark.line + 1, mark.column + 1};
 }
 
-Value convert(const YAML::Node& node, const FileName& file, const Pos& parent,
-              Diagnostics& diagnostics);
+YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent,
+                  Diagnostics& diagnostics);
 
 // A scalar as PyYAML reads it: plain scalars by YAML 1.1 implicit typing, quoted ones are strings.
-Value convert_scalar(const YAML::Node& node, const Pos& pos) {
+YamlValue convert_scalar(const YAML::Node& node, const Pos& pos) {
   const std::string& tag = node.Tag();
   const std::string& text = node.Scalar();
   if (tag == "?" || tag.empty()) return resolve_plain_scalar(text, pos);
-  if (tag == "!" || tag.ends_with(":str")) return Value::string(text, true, pos);
-  Value v = resolve_plain_scalar(text, pos);  // explicit !!int, !!float, ...: trust the text
-  if (tag.ends_with(":float") && v.is_int()) return Value::floating(double(v.i), pos);
+  if (tag == "!" || tag.ends_with(":str")) return YamlValue::string(text, true, pos);
+  YamlValue v = resolve_plain_scalar(text, pos);  // explicit !!int, !!float, ...: trust the text
+  if (tag.ends_with(":float") && v.is_int()) return YamlValue::floating(double(v.i), pos);
   return v;
 }
 
 // Applies YAML merge keys (`<<: *base`): explicit keys win over merged ones.
-void apply_merge_keys(Value& map) {
-  std::vector<Value::Entry> merged;
+void apply_merge_keys(YamlValue& map) {
+  std::vector<YamlValue::Entry> merged;
   for (auto it = map.entries.begin(); it != map.entries.end();) {
     if (it->first.is_symbol() && it->first.s == "<<") {
-      const Value& source = it->second;
+      const YamlValue& source = it->second;
       if (source.is_map())
         merged.insert(merged.end(), source.entries.begin(), source.entries.end());
       for (const auto& item : source.items)
@@ -53,12 +53,12 @@ void apply_merge_keys(Value& map) {
     if (!entry.first.is_string() || !map.find(entry.first.s)) map.entries.push_back(entry);
 }
 
-Value convert_map(const YAML::Node& node, const FileName& file, const Pos& pos,
-                  Diagnostics& diagnostics) {
-  Value out = Value::map(pos);
+YamlValue convert_map(const YAML::Node& node, const FileName& file, const Pos& pos,
+                      Diagnostics& diagnostics) {
+  YamlValue out = YamlValue::map(pos);
   for (const auto& item : node) {
-    Value key = convert(item.first, file, pos, diagnostics);
-    Value value = convert(item.second, file, key.pos, diagnostics);
+    YamlValue key = convert(item.first, file, pos, diagnostics);
+    YamlValue value = convert(item.second, file, key.pos, diagnostics);
     for (const auto& [old_key, old_value] : out.entries)
       if (python_equal(old_key, key) && !(key.is_symbol() && key.s == "<<"))
         diagnostics.error(key.pos, "", "",
@@ -70,21 +70,21 @@ Value convert_map(const YAML::Node& node, const FileName& file, const Pos& pos,
   return out;
 }
 
-Value convert(const YAML::Node& node, const FileName& file, const Pos& parent,
-              Diagnostics& diagnostics) {
+YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent,
+                  Diagnostics& diagnostics) {
   Pos pos = pos_of(node.Mark(), file, parent);
   switch (node.Type()) {
     case YAML::NodeType::Scalar:
       return convert_scalar(node, pos);
     case YAML::NodeType::Sequence: {
-      Value out = Value::list(pos);
+      YamlValue out = YamlValue::list(pos);
       for (const auto& item : node) out.items.push_back(convert(item, file, pos, diagnostics));
       return out;
     }
     case YAML::NodeType::Map:
       return convert_map(node, file, pos, diagnostics);
     default:
-      return Value::null(pos);
+      return YamlValue::null(pos);
   }
 }
 
@@ -100,13 +100,13 @@ class Loader {
   void load_text(const std::string& text, const fs::path& shown, bool root);
 
  private:
-  void load_includes(const Value& include, const fs::path& directory);
-  void merge_dims(const Value& dims, const std::string& file);
-  void merge_presets(const Value& presets, const std::string& file);
-  void add_tests(const Value& tests, const std::string& directory);
+  void load_includes(const YamlValue& include, const fs::path& directory);
+  void merge_dims(const YamlValue& dims, const std::string& file);
+  void merge_presets(const YamlValue& presets, const std::string& file);
+  void add_tests(const YamlValue& tests, const std::string& directory);
   // Same name in two files: equal values merge silently, different ones are an error.
-  bool merge_definition(std::map<std::string, Definition>& into, const Value& key,
-                        const Value& value, const std::string& file, const char* what);
+  bool merge_definition(std::map<std::string, Definition>& into, const YamlValue& key,
+                        const YamlValue& value, const std::string& file, const char* what);
 
   Document& doc_;
   Diagnostics& diagnostics_;
@@ -128,8 +128,8 @@ void Loader::load(const fs::path& shown, const Pos& from, bool root) {
 void Loader::load_text(const std::string& text, const fs::path& shown, bool root) {
   std::string identity = fs::absolute(shown).lexically_normal().string();
   loaded_.insert(identity);
-  auto tree = std::make_unique<Value>(parse_yaml(text, shown.string(), diagnostics_));
-  const Value& top = *doc_.trees.emplace_back(std::move(tree));
+  auto tree = std::make_unique<YamlValue>(parse_yaml(text, shown.string(), diagnostics_));
+  const YamlValue& top = *doc_.trees.emplace_back(std::move(tree));
   if (!top.is_map()) {
     if (!top.is_null() || root)
       diagnostics_.error(top.pos, "", "", "a suite file must be a mapping with a 'tests' list");
@@ -143,25 +143,25 @@ void Loader::load_text(const std::string& text, const fs::path& shown, bool root
                              did_you_mean(python_str(key), kTopKeys));
   stack_.push_back(identity);
   fs::path directory = shown.parent_path();
-  if (const Value* include = top.find("include")) load_includes(*include, directory);
+  if (const YamlValue* include = top.find("include")) load_includes(*include, directory);
   std::string file = shown.string();
-  if (const Value* dims = top.find("dims")) merge_dims(*dims, file);
-  if (const Value* presets = top.find("presets")) merge_presets(*presets, file);
-  if (const Value* tests = top.find("tests"))
+  if (const YamlValue* dims = top.find("dims")) merge_dims(*dims, file);
+  if (const YamlValue* presets = top.find("presets")) merge_presets(*presets, file);
+  if (const YamlValue* tests = top.find("tests"))
     add_tests(*tests, directory.string());
   else if (root)
     diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
   stack_.pop_back();
 }
 
-void Loader::load_includes(const Value& include, const fs::path& directory) {
-  std::vector<const Value*> entries;
+void Loader::load_includes(const YamlValue& include, const fs::path& directory) {
+  std::vector<const YamlValue*> entries;
   if (include.is_list()) {
     for (const auto& item : include.items) entries.push_back(&item);
   } else {
     entries.push_back(&include);
   }
-  for (const Value* entry : entries) {
+  for (const YamlValue* entry : entries) {
     if (!entry->is_string()) {
       diagnostics_.error(entry->pos, "", "include", "include entries must be file names");
       continue;
@@ -180,8 +180,8 @@ void Loader::load_includes(const Value& include, const fs::path& directory) {
   }
 }
 
-bool Loader::merge_definition(std::map<std::string, Definition>& into, const Value& key,
-                              const Value& value, const std::string& file, const char* what) {
+bool Loader::merge_definition(std::map<std::string, Definition>& into, const YamlValue& key,
+                              const YamlValue& value, const std::string& file, const char* what) {
   auto [it, inserted] = into.emplace(key.s, Definition{&value, file});
   if (inserted) return true;
   if (!python_equal(*it->second.value, value))
@@ -191,7 +191,7 @@ bool Loader::merge_definition(std::map<std::string, Definition>& into, const Val
   return false;
 }
 
-void Loader::merge_dims(const Value& dims, const std::string& file) {
+void Loader::merge_dims(const YamlValue& dims, const std::string& file) {
   if (dims.is_null()) return;
   if (!dims.is_map()) {
     diagnostics_.error(dims.pos, "", "dims", "dims must be a mapping of names to integers");
@@ -213,7 +213,7 @@ void Loader::merge_dims(const Value& dims, const std::string& file) {
   }
 }
 
-void Loader::merge_presets(const Value& presets, const std::string& file) {
+void Loader::merge_presets(const YamlValue& presets, const std::string& file) {
   if (presets.is_null()) return;
   if (!presets.is_map()) {
     diagnostics_.error(presets.pos, "", "presets", "presets must be a mapping of names to nodes");
@@ -228,7 +228,7 @@ void Loader::merge_presets(const Value& presets, const std::string& file) {
   }
 }
 
-void Loader::add_tests(const Value& tests, const std::string& directory) {
+void Loader::add_tests(const YamlValue& tests, const std::string& directory) {
   if (tests.is_null()) return;
   if (!tests.is_list()) {
     diagnostics_.error(tests.pos, "", "tests", "tests must be a list");
@@ -240,14 +240,14 @@ void Loader::add_tests(const Value& tests, const std::string& directory) {
 
 }  // namespace
 
-Value parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics) {
+YamlValue parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics) {
   auto name = std::make_shared<const std::string>(file);
   Pos start{name, 1, 1};
   try {
     return convert(YAML::Load(text), name, start, diagnostics);
   } catch (const YAML::Exception& e) {
     diagnostics.error(pos_of(e.mark, name, start), "", "", "YAML syntax error: " + e.msg);
-    return Value::null(start);
+    return YamlValue::null(start);
   }
 }
 

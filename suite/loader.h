@@ -14,27 +14,27 @@ namespace opsfuzz::suite {
 
 // One entry of the merged `tests` list, still as written.
 struct RawTest {
-  const Value* node = nullptr;
+  const YamlValue* node = nullptr;
   int index = 0;          // position in its own file's `tests` (used in paths: tests[3])
   std::string directory;  // of the file it came from: `file:` paths are relative to it
 };
 
 struct Definition {
-  const Value* value = nullptr;
+  const YamlValue* value = nullptr;
   std::string file;
 };
 
 // The merged content of a suite file and everything it includes.
 struct Document {
-  std::vector<std::unique_ptr<Value>> trees;  // owns every parsed file
+  std::vector<std::unique_ptr<YamlValue>> trees;  // owns every parsed file
   std::map<std::string, int64_t> dims;
   std::map<std::string, Definition> dim_definitions;
   std::map<std::string, Definition> presets;
   std::vector<RawTest> tests;
 };
 
-// Parses YAML text to a Value tree; syntax errors go to diagnostics.
-Value parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics);
+// Parses YAML text to a YamlValue tree; syntax errors go to diagnostics.
+YamlValue parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics);
 
 // Loads a suite file with its includes (relative to the including file; cycles are errors,
 // a file reached twice contributes once). Problems go to diagnostics.

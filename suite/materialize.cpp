@@ -7,6 +7,8 @@
 #include <cmath>
 #include <mutex>
 
+#include "argtypes/rng.h"
+
 namespace opsfuzz::suite {
 
 namespace {
@@ -19,12 +21,8 @@ uint64_t fnv1a(uint64_t h, std::string_view bytes) {
   return h;
 }
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// splitmix64's output for state x (the generator's step, without keeping the state).
+uint64_t mix(uint64_t x) { return splitmix64(x); }
 
 at::TensorOptions doubles() { return at::TensorOptions().dtype(at::kDouble); }
 
@@ -72,7 +70,7 @@ at::Tensor sample_tensor(const Node& n, at::IntArrayRef shape, at::Generator& g)
   return t;
 }
 
-void flatten_into(const Value& v, std::vector<double>& out) {
+void flatten_into(const YamlValue& v, std::vector<double>& out) {
   if (v.is_list()) {
     for (const auto& item : v.items) flatten_into(item, out);
   } else {
@@ -80,7 +78,7 @@ void flatten_into(const Value& v, std::vector<double>& out) {
   }
 }
 
-void flatten_ints(const Value& v, std::vector<int64_t>& out) {
+void flatten_ints(const YamlValue& v, std::vector<int64_t>& out) {
   if (v.is_list()) {
     for (const auto& item : v.items) flatten_ints(item, out);
   } else {
@@ -232,27 +230,27 @@ uint64_t input_seed(uint64_t run_seed, std::string_view test_id, std::string_vie
   uint64_t h = fnv1a(0xcbf29ce484222325ULL, test_id);
   h = fnv1a(h, std::string_view("\0", 1));  // keeps ("ab", "c") apart from ("a", "bc")
   h = fnv1a(h, path);
-  return splitmix64(run_seed ^ splitmix64(h));
+  return mix(run_seed ^ mix(h));
 }
 
-c10::IValue literal_ivalue(const Value& v) {
+c10::IValue literal_ivalue(const YamlValue& v) {
   switch (v.kind) {
-    case Value::Kind::Null:
+    case YamlValue::Kind::Null:
       return {};
-    case Value::Kind::Bool:
+    case YamlValue::Kind::Bool:
       return v.b;
-    case Value::Kind::Int:
+    case YamlValue::Kind::Int:
       return v.i;
-    case Value::Kind::Float:
+    case YamlValue::Kind::Float:
       return v.f;
-    case Value::Kind::String:
+    case YamlValue::Kind::String:
       return v.s;
-    case Value::Kind::List: {
+    case YamlValue::Kind::List: {
       std::vector<c10::IValue> items;
       for (const auto& item : v.items) items.push_back(literal_ivalue(item));
       return typed_list(items);
     }
-    case Value::Kind::Map: {
+    case YamlValue::Kind::Map: {
       c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
       for (const auto& [key, value] : v.entries) d.insert(python_str(key), literal_ivalue(value));
       return d;

@@ -20,7 +20,7 @@ uint64_t input_seed(uint64_t run_seed, std::string_view test_id, std::string_vie
 c10::IValue materialize(const Node& node, uint64_t seed, const std::string& directory = "");
 
 // A literal YAML value as an IValue (lists typed when homogeneous, mappings as dicts).
-c10::IValue literal_ivalue(const Value& v);
+c10::IValue literal_ivalue(const YamlValue& v);
 
 // The positional and keyword inputs of a test, seeded by its id (by its pair's id for the sides
 // of a pair test, so both sides see the same inputs); input 0 is made complex when asked.

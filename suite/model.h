@@ -47,7 +47,7 @@ struct Node {
 
   // const, const_tensor, scalar, scalar_tensor: a literal value (is_null() when sampled)
   bool has_value = false;
-  Value value;
+  YamlValue value;
 
   // int_list
   std::vector<int64_t> ints;
@@ -72,7 +72,7 @@ struct Test {
   std::optional<Node> module;  // op given as a module node
   std::vector<Node> in;
   std::vector<std::pair<std::string, Node>> kwargs;
-  std::optional<Value> out;  // kept as written: the spec does not validate it
+  std::optional<YamlValue> out;  // kept as written: the spec does not validate it
   Device device = Device::Cpu;
   bool cast_input0_to_complex = false;
   std::string pair;       // id of its pair test when this is side a or b

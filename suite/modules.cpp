@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "opcall/opcall.h"
 #include "suite/diagnostics.h"
 
 namespace opsfuzz::suite {
@@ -87,31 +88,14 @@ struct ModuleCapsule : torch::CustomClassHolder {
 Bound::Bound(const std::string& what, const Signature& signature,
              const std::vector<c10::IValue>& args, const Kwargs& kwargs, bool variadic)
     : what_(what) {
-  if (args.size() > signature.size() && !variadic)
-    throw std::invalid_argument(what + " takes at most " + std::to_string(signature.size()) +
-                                " positional arguments (" + std::to_string(args.size()) +
-                                " given)");
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (k < signature.size() && !variadic)
-      values_[signature[k].name] = args[k];
-    else
-      rest_.push_back(args[k]);
-  }
-  std::vector<std::string> names;
-  for (const auto& p : signature) names.push_back(p.name);
-  for (const auto& [name, value] : kwargs) {
-    if (std::find(names.begin(), names.end(), name) == names.end())
-      throw std::invalid_argument(what + " got an unexpected keyword argument '" + name + "'" +
-                                  did_you_mean(name, names));
-    if (!values_.emplace(name, value).second)
-      throw std::invalid_argument(what + " got multiple values for argument '" + name + "'");
-  }
-  for (const auto& p : signature) {
-    if (values_.count(p.name)) continue;
-    if (!p.default_value)
-      throw std::invalid_argument(what + " missing required argument '" + p.name + "'");
-    values_[p.name] = *p.default_value;
-  }
+  // Python's rules, as for operators; a variadic signature is (*args, name=default, ...).
+  std::vector<opcall::Parameter> params;
+  params.reserve(signature.size());
+  for (const auto& p : signature)
+    params.push_back({p.name, p.default_value ? &*p.default_value : nullptr, variadic});
+  std::vector<c10::IValue> values =
+      opcall::bind_arguments(what, params, args, kwargs, variadic ? &rest_ : nullptr);
+  for (size_t k = 0; k < signature.size(); ++k) values_[signature[k].name] = std::move(values[k]);
 }
 
 const c10::IValue& Bound::get(const std::string& name) const {

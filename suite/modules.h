@@ -14,7 +14,7 @@
 
 namespace opsfuzz::suite {
 
-using Kwargs = std::vector<std::pair<std::string, c10::IValue>>;
+using Kwargs = std::vector<std::pair<std::string, c10::IValue>>;  // as opcall::Kwargs
 
 // A constructed module (in eval mode), ready to be called.
 class Module {
@@ -42,7 +42,8 @@ using Signature = std::vector<Param>;
 // Arguments bound to a Signature as Python binds them: positionals, keywords, defaults.
 class Bound {
  public:
-  // Throws std::invalid_argument naming `what` on a missing, unknown or repeated argument.
+  // Throws opcall::BindError (a std::invalid_argument) naming `what` on a missing, unknown or
+  // repeated argument, or too many positionals.
   Bound(const std::string& what, const Signature& signature, const std::vector<c10::IValue>& args,
         const Kwargs& kwargs, bool variadic = false);
 

@@ -1,8 +1,8 @@
 // The built-in `torch.nn.*` names: torch::nn modules bound by their Python signatures.
 #include <torch/torch.h>
 
+#include "argtypes/names.h"
 #include "suite/modules.h"
-#include "suite/nodes.h"
 
 namespace opsfuzz::suite {
 
@@ -98,7 +98,7 @@ M placed(M m, const Bound& b) {
     throw std::invalid_argument(b.what() + ": only device cpu is supported here");
   const auto& dtype = b.get("dtype");
   if (dtype.isString()) {
-    auto t = parse_dtype_name(dtype.toStringRef());
+    auto t = parse_dtype(dtype.toStringRef());
     if (!t) throw std::invalid_argument(b.what() + ": unknown dtype '" + dtype.toStringRef() + "'");
     m->to(*t);
   } else if (dtype.isInt()) {

@@ -1,6 +1,9 @@
 #include "suite/nodes.h"
 
 #include <cmath>
+#include <span>
+
+#include "argtypes/names.h"
 
 namespace opsfuzz::suite {
 
@@ -16,7 +19,7 @@ const std::vector<std::pair<std::string, Init>> kInits = {
     {"normal", Init::Normal}, {"uniform", Init::Uniform}, {"randint", Init::Randint},
     {"zeros", Init::Zeros},   {"ones", Init::Ones},       {"bernoulli", Init::Bernoulli}};
 
-std::string join(const Keys& names) {
+std::string join(std::span<const std::string> names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
@@ -34,9 +37,9 @@ std::vector<std::string> names_of(const std::map<std::string, Definition>& m) {
   return out;
 }
 
-bool is_var_node(const Value& v) {
+bool is_var_node(const YamlValue& v) {
   if (!v.is_map()) return false;
-  const Value* type = v.find("type");
+  const YamlValue* type = v.find("type");
   return type ? type->is_string() && type->s == "var" : v.find("var") != nullptr;
 }
 
@@ -65,49 +68,14 @@ int scalar_kind_of(c10::ScalarType t) {
 
 }  // namespace
 
-const std::vector<std::string>& dtype_names() {
-  static const Keys names = {"float16", "bfloat16", "float32",   "float64",
-                             "int8",    "int16",    "int32",     "int64",
-                             "uint8",   "bool",     "complex64", "complex128"};
-  return names;
-}
-
-std::optional<c10::ScalarType> parse_dtype_name(const std::string& raw) {
-  using T = c10::ScalarType;
-  static const std::map<std::string, T> table = {{"float16", T::Half},
-                                                 {"half", T::Half},
-                                                 {"bfloat16", T::BFloat16},
-                                                 {"float32", T::Float},
-                                                 {"float", T::Float},
-                                                 {"float64", T::Double},
-                                                 {"double", T::Double},
-                                                 {"int8", T::Char},
-                                                 {"int16", T::Short},
-                                                 {"short", T::Short},
-                                                 {"int32", T::Int},
-                                                 {"int", T::Int},
-                                                 {"int64", T::Long},
-                                                 {"long", T::Long},
-                                                 {"uint8", T::Byte},
-                                                 {"bool", T::Bool},
-                                                 {"complex64", T::ComplexFloat},
-                                                 {"cfloat", T::ComplexFloat},
-                                                 {"complex128", T::ComplexDouble},
-                                                 {"cdouble", T::ComplexDouble}};
-  std::string name = raw.starts_with("torch.") ? raw.substr(6) : raw;
-  auto it = table.find(name);
-  if (it == table.end()) return std::nullopt;
-  return it->second;
-}
-
 NodeParser::NodeParser(const Document& doc, Diagnostics& diagnostics)
     : doc_(doc), diagnostics_(diagnostics) {}
 
-void NodeParser::error(const Value& at, const std::string& path, std::string message) {
+void NodeParser::error(const YamlValue& at, const std::string& path, std::string message) {
   diagnostics_.error(at.pos, test_, path, std::move(message));
 }
 
-void NodeParser::check_keys(const Value& map, const Keys& allowed, const std::string& path) {
+void NodeParser::check_keys(const YamlValue& map, const Keys& allowed, const std::string& path) {
   for (const auto& [key, value] : map.entries) {
     std::string k = python_str(key);
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
@@ -115,13 +83,14 @@ void NodeParser::check_keys(const Value& map, const Keys& allowed, const std::st
   }
 }
 
-const Value* NodeParser::required(const Value& map, const char* key, const std::string& path) {
-  const Value* v = map.find(key);
+const YamlValue* NodeParser::required(const YamlValue& map, const char* key,
+                                      const std::string& path) {
+  const YamlValue* v = map.find(key);
   if (!v) error(map, path, std::string("missing required key '") + key + "'");
   return v;
 }
 
-std::optional<double> NodeParser::number(const Value& v, const std::string& path) {
+std::optional<double> NodeParser::number(const YamlValue& v, const std::string& path) {
   if (v.is_number()) return v.number();
   if (v.is_string()) {
     if (v.is_symbol()) {
@@ -145,7 +114,7 @@ std::optional<double> NodeParser::number(const Value& v, const std::string& path
   return std::nullopt;
 }
 
-std::optional<int64_t> NodeParser::integer(const Value& v, const std::string& path) {
+std::optional<int64_t> NodeParser::integer(const YamlValue& v, const std::string& path) {
   if (v.is_float() ||
       (v.is_string() && parse_numeric_string(v.s) && parse_numeric_string(v.s)->is_float())) {
     error(v, path, "expected an integer, got " + python_repr(v));
@@ -156,7 +125,8 @@ std::optional<int64_t> NodeParser::integer(const Value& v, const std::string& pa
   return v.is_int() ? v.i : static_cast<int64_t>(*n);
 }
 
-std::optional<Node> NodeParser::node(const Value& v, const std::string& path, bool literal_maps) {
+std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path,
+                                     bool literal_maps) {
   if (!v.is_map()) {  // a literal value, passed as written
     Node n;
     n.type = NodeType::Const;
@@ -165,7 +135,7 @@ std::optional<Node> NodeParser::node(const Value& v, const std::string& path, bo
     n.value = v;
     return n;
   }
-  const Value* type = v.find("type");
+  const YamlValue* type = v.find("type");
   if (!type) {
     if (v.find("ref")) return ref(v, path);
     if (v.find("var")) {
@@ -187,7 +157,7 @@ std::optional<Node> NodeParser::node(const Value& v, const std::string& path, bo
   return typed(type->s, v, path);
 }
 
-std::optional<Node> NodeParser::typed(const std::string& type, const Value& v,
+std::optional<Node> NodeParser::typed(const std::string& type, const YamlValue& v,
                                       const std::string& path) {
   if (type == "ref") return ref(v, path);
   if (type == "tensor") return tensor_like(NodeType::Tensor, v, path);
@@ -203,7 +173,7 @@ std::optional<Node> NodeParser::typed(const std::string& type, const Value& v,
   if (type == "module") return callable(NodeType::Module, v, path);
   // var: substituted during template expansion, so one reaching here is outside a template.
   check_keys(v, {"type", "name"}, path);
-  const Value* name = v.find("name");
+  const YamlValue* name = v.find("name");
   if (!name || !name->is_string() || name->s.empty())
     error(v, path, "a var node needs a non-empty string 'name'");
   else
@@ -211,9 +181,9 @@ std::optional<Node> NodeParser::typed(const std::string& type, const Value& v,
   return std::nullopt;
 }
 
-std::optional<Node> NodeParser::ref(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::ref(const YamlValue& v, const std::string& path) {
   check_keys(v, v.find("type") ? Keys{"type", "ref"} : Keys{"ref"}, path);
-  const Value* target = required(v, "ref", path);
+  const YamlValue* target = required(v, "ref", path);
   if (!target) return std::nullopt;
   if (is_var_node(*target)) {
     error(*target, path + ".ref", "template variable used outside a template");
@@ -226,7 +196,7 @@ std::optional<Node> NodeParser::ref(const Value& v, const std::string& path) {
   return preset(target->s, *target, path + ".ref");
 }
 
-std::optional<Node> NodeParser::preset(const std::string& name, const Value& at,
+std::optional<Node> NodeParser::preset(const std::string& name, const YamlValue& at,
                                        const std::string& path) {
   auto def = doc_.presets.find(name);
   if (def == doc_.presets.end()) {
@@ -252,10 +222,10 @@ void NodeParser::check_presets() {
   for (const auto& [name, def] : doc_.presets) preset(name, *def.value, "presets." + name);
 }
 
-std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::string& path,
+std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::string& path,
                                                  bool scalar) {
-  const Value* kind = v.find("kind");
-  const Value* dtype = v.find("dtype");
+  const YamlValue* kind = v.find("kind");
+  const YamlValue* dtype = v.find("dtype");
   std::optional<c10::ScalarType> from_kind, from_dtype;
   if (kind) {
     std::string k = python_str(*kind);
@@ -272,7 +242,7 @@ std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::stri
   }
   if (dtype) {
     std::string d = python_str(*dtype);
-    from_dtype = parse_dtype_name(d);
+    from_dtype = parse_dtype(d);
     if (!from_dtype)
       error(*dtype, path + ".dtype",
             "unknown dtype '" + d + "'" + did_you_mean(d, dtype_names()) +
@@ -290,7 +260,7 @@ std::optional<c10::ScalarType> NodeParser::dtype(const Value& v, const std::stri
   return from_dtype ? from_dtype : from_kind;
 }
 
-std::optional<std::vector<int64_t>> NodeParser::shape(const Value& v, const std::string& path) {
+std::optional<std::vector<int64_t>> NodeParser::shape(const YamlValue& v, const std::string& path) {
   if (!v.is_list() || v.items.empty()) {
     error(v, path, "shape must be a non-empty list of sizes or dim symbols");
     return std::nullopt;
@@ -316,10 +286,10 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const Value& v, const std:
 }
 
 // low/high (inclusive, given together), mean, std and p, with their bounds.
-bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bool is_scalar) {
+bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path, bool is_scalar) {
   bool ok = true;
   auto field = [&](const char* key, double& into) {
-    if (const Value* f = v.find(key)) {
+    if (const YamlValue* f = v.find(key)) {
       if (auto x = number(*f, path + "." + key))
         into = *x;
       else
@@ -330,8 +300,8 @@ bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bo
     n.low = -3;
     n.high = 3;
   }
-  const Value* low = v.find("low");
-  const Value* high = v.find("high");
+  const YamlValue* low = v.find("low");
+  const YamlValue* high = v.find("high");
   if ((low == nullptr) != (high == nullptr)) {
     error(low ? *low : *high, path + (low ? ".low" : ".high"),
           "low and high must be given together");
@@ -349,11 +319,11 @@ bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bo
               python_float(n.low) + ", high " + python_float(n.high) + ")");
     ok = false;
   }
-  if (const Value* p = v.find("p"); p && (n.p < 0 || n.p > 1)) {
+  if (const YamlValue* p = v.find("p"); p && (n.p < 0 || n.p > 1)) {
     error(*p, path + ".p", "p must lie in [0, 1], got " + python_float(n.p));
     ok = false;
   }
-  if (const Value* s = v.find("std"); s && n.std < 0) {
+  if (const YamlValue* s = v.find("std"); s && n.std < 0) {
     error(*s, path + ".std", "std must be non-negative, got " + python_float(n.std));
     ok = false;
   }
@@ -362,11 +332,11 @@ bool NodeParser::parameters(Node& n, const Value& v, const std::string& path, bo
 
 // The init method: given, or the dtype's default (bool: bernoulli, integer: randint, floating
 // and complex: normal).
-bool NodeParser::init_method(Node& n, const Value& v, const std::string& path) {
+bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& path) {
   n.init = n.dtype == c10::ScalarType::Bool      ? Init::Bernoulli
            : c10::isIntegralType(n.dtype, false) ? Init::Randint
                                                  : Init::Normal;
-  const Value* init = v.find("init");
+  const YamlValue* init = v.find("init");
   if (!init) return true;
   std::string name = python_str(*init);
   Keys names;
@@ -388,10 +358,10 @@ bool NodeParser::init_method(Node& n, const Value& v, const std::string& path) {
 }
 
 // init, low/high, mean/std, p, requires_grad: shared by tensors, scalar tensors and scalars.
-bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool is_scalar) {
+bool NodeParser::sampling(Node& n, const YamlValue& v, const std::string& path, bool is_scalar) {
   bool ok = parameters(n, v, path, is_scalar);
   ok = init_method(n, v, path) && ok;
-  if (const Value* rg = v.find("requires_grad")) {
+  if (const YamlValue* rg = v.find("requires_grad")) {
     if (!rg->is_bool()) {
       error(*rg, path + ".requires_grad", "requires_grad must be a bool");
       return false;
@@ -402,7 +372,7 @@ bool NodeParser::sampling(Node& n, const Value& v, const std::string& path, bool
 }
 
 // A literal tensor value: nested lists whose lengths follow the shape, numbers at the leaves.
-bool NodeParser::value_matches_shape(const Value& value, const Node& n, size_t depth,
+bool NodeParser::value_matches_shape(const YamlValue& value, const Node& n, size_t depth,
                                      const std::string& path) {
   if (depth == n.shape.size()) {
     bool fits = value.is_bool() || value.is_int() ||
@@ -425,7 +395,7 @@ bool NodeParser::value_matches_shape(const Value& value, const Node& n, size_t d
   return true;
 }
 
-std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
+std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
                                             const std::string& path) {
   Keys keys = {"type", "kind", "dtype", "init", "low", "high", "mean", "std", "p", "requires_grad"};
   if (type != NodeType::Tensor) keys.push_back("value");
@@ -438,7 +408,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
   bool ok = dt.has_value();
   if (dt) n.dtype = *dt;
   if (type != NodeType::ScalarTensor) {
-    const Value* s = required(v, "shape", path);
+    const YamlValue* s = required(v, "shape", path);
     auto sizes = s ? shape(*s, path + ".shape") : std::nullopt;
     if (sizes)
       n.shape = *sizes;
@@ -446,7 +416,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
       ok = false;
   }
   if (ok && !sampling(n, v, path, false)) ok = false;
-  if (const Value* value = v.find("value"); value && ok) {
+  if (const YamlValue* value = v.find("value"); value && ok) {
     n.has_value = true;
     n.value = *value;
     ok = value_matches_shape(*value, n, 0, path + ".value");  // a scalar tensor: shape []
@@ -455,12 +425,12 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const Value& v,
   return n;
 }
 
-std::optional<Node> NodeParser::scalar(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "kind", "dtype", "value", "low", "high", "p"}, path);
   Node n;
   n.type = NodeType::Scalar;
   n.pos = v.pos;
-  const Value* value = v.find("value");
+  const YamlValue* value = v.find("value");
   if (value && !value->is_number() && !value->is_bool()) {
     error(*value, path + ".value", "scalar value must be a number or a bool");
     return std::nullopt;
@@ -494,9 +464,9 @@ std::optional<Node> NodeParser::scalar(const Value& v, const std::string& path) 
   return n;
 }
 
-std::optional<Node> NodeParser::int_list(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::int_list(const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "elems"}, path);
-  const Value* elems = required(v, "elems", path);
+  const YamlValue* elems = required(v, "elems", path);
   if (!elems) return std::nullopt;
   if (!elems->is_list() || elems->items.empty()) {
     error(*elems, path + ".elems", "elems must be a non-empty list of integers");
@@ -517,10 +487,10 @@ std::optional<Node> NodeParser::int_list(const Value& v, const std::string& path
   return n;
 }
 
-std::optional<Node> NodeParser::list(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::list(const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "len", "elem"}, path);
-  const Value* len = required(v, "len", path);
-  const Value* elem = required(v, "elem", path);
+  const YamlValue* len = required(v, "len", path);
+  const YamlValue* elem = required(v, "elem", path);
   if (!len || !elem) return std::nullopt;
   auto n_len = integer(*len, path + ".len");
   if (n_len && *n_len < 0) error(*len, path + ".len", "len must be non-negative");
@@ -534,9 +504,9 @@ std::optional<Node> NodeParser::list(const Value& v, const std::string& path) {
   return n;
 }
 
-std::optional<Node> NodeParser::tuple(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::tuple(const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "elems"}, path);
-  const Value* elems = required(v, "elems", path);
+  const YamlValue* elems = required(v, "elems", path);
   if (!elems) return std::nullopt;
   if (!elems->is_list()) {
     error(*elems, path + ".elems", "elems must be a list of nodes");
@@ -557,13 +527,13 @@ std::optional<Node> NodeParser::tuple(const Value& v, const std::string& path) {
   return n;
 }
 
-std::optional<Node> NodeParser::optional(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::optional(const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "p_none", "elem"}, path);
   Node n;
   n.type = NodeType::Optional;
   n.pos = v.pos;
   bool ok = true;
-  if (const Value* p = v.find("p_none")) {
+  if (const YamlValue* p = v.find("p_none")) {
     auto x = number(*p, path + ".p_none");
     if (x && (*x < 0 || *x > 1))
       error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
@@ -572,14 +542,14 @@ std::optional<Node> NodeParser::optional(const Value& v, const std::string& path
     else
       n.p_none = *x;
   }
-  const Value* elem = required(v, "elem", path);
+  const YamlValue* elem = required(v, "elem", path);
   auto e = elem ? node(*elem, path + ".elem") : std::nullopt;
   if (!e || !ok) return std::nullopt;
   n.elems.push_back(std::move(*e));
   return n;
 }
 
-std::optional<Node> NodeParser::constant(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::constant(const YamlValue& v, const std::string& path) {
   Node n;
   n.type = NodeType::Const;
   n.pos = v.pos;
@@ -589,18 +559,19 @@ std::optional<Node> NodeParser::constant(const Value& v, const std::string& path
     return n;
   }
   check_keys(v, {"type", "value"}, path);
-  const Value* value = required(v, "value", path);
+  const YamlValue* value = required(v, "value", path);
   if (!value) return std::nullopt;
   n.value = *value;
   return n;
 }
 
-std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
+                                         const std::string& path) {
   check_keys(v, {"type", "path", "args", "kwargs"}, path);
   Node n;
   n.type = type;
   n.pos = v.pos;
-  const Value* p = required(v, "path", path);
+  const YamlValue* p = required(v, "path", path);
   bool ok = p != nullptr;
   if (p && (!p->is_string() || p->s.empty())) {
     error(*p, path + ".path", "path must be a non-empty string");
@@ -608,7 +579,7 @@ std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const st
   } else if (p) {
     n.path = p->s;
   }
-  const Value* args = type == NodeType::Construct ? required(v, "args", path) : v.find("args");
+  const YamlValue* args = type == NodeType::Construct ? required(v, "args", path) : v.find("args");
   if (type == NodeType::Construct && !args) ok = false;
   if (args && !args->is_list()) {
     error(*args, path + ".args", "args must be a list");
@@ -622,7 +593,7 @@ std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const st
         ok = false;
     }
   }
-  if (const Value* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
+  if (const YamlValue* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
     if (!kwargs->is_map()) {
       error(*kwargs, path + ".kwargs", "kwargs must be a mapping");
       ok = false;
@@ -641,7 +612,7 @@ std::optional<Node> NodeParser::callable(NodeType type, const Value& v, const st
   return n;
 }
 
-std::optional<Node> NodeParser::module(const Value& v, const std::string& path) {
+std::optional<Node> NodeParser::module(const YamlValue& v, const std::string& path) {
   return callable(NodeType::Module, v, path);
 }
 

@@ -3,7 +3,7 @@
 #include <ATen/Context.h>
 #include <c10/util/Exception.h>
 
-#include "suite/invoke.h"
+#include "opcall/opcall.h"
 #include "suite/materialize.h"
 
 namespace opsfuzz::suite {
@@ -26,8 +26,8 @@ std::optional<std::string> unavailable(const Test& test) {
   return std::nullopt;
 }
 
-Outcome failed(const Test& test, Status status, std::string message) {
-  return Outcome{test.id, status, std::move(message), {}};
+TestOutcome failed(const Test& test, Status status, std::string message) {
+  return TestOutcome{test.id, status, std::move(message), {}};
 }
 
 }  // namespace
@@ -44,15 +44,15 @@ const char* name(Status s) {
   return "?";
 }
 
-Outcome run_test(const Test& test, uint64_t run_seed) {
+TestOutcome run_test(const Test& test, uint64_t run_seed) {
   if (auto why = unavailable(test)) return failed(test, Status::Skipped, *why);
   try {
     std::shared_ptr<Module> module;
     if (test.module) module = materialize_module(test, run_seed);
     Inputs inputs = materialize_inputs(test, run_seed);
     c10::IValue out = module ? module->forward(inputs.args, inputs.kwargs)
-                             : call_op(test.op, inputs.args, inputs.kwargs);
-    return Outcome{test.id, Status::Ok, "", std::move(out)};
+                             : opcall::to_python(opcall::call(test.op, inputs.args, inputs.kwargs));
+    return TestOutcome{test.id, Status::Ok, "", std::move(out)};
   } catch (const UnsupportedModule& e) {
     return failed(test, Status::Skipped, std::string("unsupported: ") + e.what());
   } catch (const c10::Error& e) {
@@ -66,9 +66,9 @@ bool selected(const Test& test, const IdFilter& filter) {
   return filter.matches(test.id) || (!test.pair.empty() && filter.matches(test.pair));
 }
 
-std::vector<Outcome> run_eager(const Suite& suite, const RunOptions& options,
-                               const std::function<void(const Outcome&)>& report) {
-  std::vector<Outcome> outcomes;
+std::vector<TestOutcome> run_eager(const Suite& suite, const RunOptions& options,
+                                   const std::function<void(const TestOutcome&)>& report) {
+  std::vector<TestOutcome> outcomes;
   for (const auto& test : suite.tests) {
     if (!selected(test, options.filter)) continue;
     outcomes.push_back(run_test(test, options.seed));
@@ -77,7 +77,7 @@ std::vector<Outcome> run_eager(const Suite& suite, const RunOptions& options,
   return outcomes;
 }
 
-std::string format(const Outcome& o) {
+std::string format(const TestOutcome& o) {
   std::string line = std::string(name(o.status)) + " " + o.id;
   if (!o.message.empty()) {
     std::string one_line = o.message;

@@ -15,7 +15,7 @@ namespace opsfuzz::suite {
 enum class Status : uint8_t { Ok, Error, Skipped };
 const char* name(Status s);
 
-struct Outcome {
+struct TestOutcome {
   std::string id;
   Status status = Status::Ok;
   std::string message;  // the error, or why the test was skipped
@@ -28,15 +28,15 @@ struct RunOptions {
 };
 
 // Runs one test; never throws for problems of the test itself.
-Outcome run_test(const Test& test, uint64_t run_seed);
+TestOutcome run_test(const Test& test, uint64_t run_seed);
 
 // Runs the selected tests in suite order; `report` sees each outcome as soon as it is known.
 // A side of a pair test runs when its own id or its pair's id is selected.
-std::vector<Outcome> run_eager(const Suite& suite, const RunOptions& options,
-                               const std::function<void(const Outcome&)>& report = {});
+std::vector<TestOutcome> run_eager(const Suite& suite, const RunOptions& options,
+                                   const std::function<void(const TestOutcome&)>& report = {});
 
 // "ok ID", "error ID: message", "skipped ID: reason".
-std::string format(const Outcome& outcome);
+std::string format(const TestOutcome& outcome);
 
 // Whether a test is selected by the filter (its id, or its pair's id).
 bool selected(const Test& test, const IdFilter& filter);

@@ -20,67 +20,67 @@ std::string Pos::str() const {
   return out;
 }
 
-Value Value::null(Pos pos) {
-  Value v;
+YamlValue YamlValue::null(Pos pos) {
+  YamlValue v;
   v.pos = std::move(pos);
   return v;
 }
-Value Value::boolean(bool x, Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::boolean(bool x, Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::Bool;
   v.b = x;
   return v;
 }
-Value Value::integer(int64_t x, Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::integer(int64_t x, Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::Int;
   v.i = x;
   return v;
 }
-Value Value::floating(double x, Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::floating(double x, Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::Float;
   v.f = x;
   return v;
 }
-Value Value::string(std::string x, bool quoted, Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::string(std::string x, bool quoted, Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::String;
   v.s = std::move(x);
   v.quoted = quoted;
   return v;
 }
-Value Value::list(Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::list(Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::List;
   return v;
 }
-Value Value::map(Pos pos) {
-  Value v = null(std::move(pos));
+YamlValue YamlValue::map(Pos pos) {
+  YamlValue v = null(std::move(pos));
   v.kind = Kind::Map;
   return v;
 }
 
-const Value* Value::find(std::string_view key) const {
+const YamlValue* YamlValue::find(std::string_view key) const {
   if (kind != Kind::Map) return nullptr;
   for (const auto& [k, v] : entries)
     if (k.is_string() && k.s == key) return &v;
   return nullptr;
 }
 
-Value* Value::find(std::string_view key) {
-  return const_cast<Value*>(static_cast<const Value*>(this)->find(key));
+YamlValue* YamlValue::find(std::string_view key) {
+  return const_cast<YamlValue*>(static_cast<const YamlValue*>(this)->find(key));
 }
 
-void Value::set(std::string key, Value v) {
-  if (Value* old = find(key)) {
+void YamlValue::set(std::string key, YamlValue v) {
+  if (YamlValue* old = find(key)) {
     *old = std::move(v);
     return;
   }
-  entries.emplace_back(Value::string(std::move(key), false, v.pos), std::move(v));
+  entries.emplace_back(YamlValue::string(std::move(key), false, v.pos), std::move(v));
 }
 
-std::string Value::kind_name() const {
+std::string YamlValue::kind_name() const {
   switch (kind) {
     case Kind::Null:
       return "null";
@@ -159,24 +159,24 @@ static std::string python_string_repr(const std::string& s) {
   return out + quote;
 }
 
-std::string python_repr(const Value& v) {
+std::string python_repr(const YamlValue& v) {
   switch (v.kind) {
-    case Value::Kind::Null:
+    case YamlValue::Kind::Null:
       return "None";
-    case Value::Kind::Bool:
+    case YamlValue::Kind::Bool:
       return v.b ? "True" : "False";
-    case Value::Kind::Int:
+    case YamlValue::Kind::Int:
       return std::to_string(v.i);
-    case Value::Kind::Float:
+    case YamlValue::Kind::Float:
       return python_float(v.f);
-    case Value::Kind::String:
+    case YamlValue::Kind::String:
       return python_string_repr(v.s);
-    case Value::Kind::List: {
+    case YamlValue::Kind::List: {
       std::string out = "[";
       for (size_t k = 0; k < v.items.size(); ++k) out += (k ? ", " : "") + python_repr(v.items[k]);
       return out + "]";
     }
-    case Value::Kind::Map: {
+    case YamlValue::Kind::Map: {
       std::string out = "{";
       for (size_t k = 0; k < v.entries.size(); ++k)
         out += (k ? ", " : "") + python_repr(v.entries[k].first) + ": " +
@@ -187,27 +187,27 @@ std::string python_repr(const Value& v) {
   return "";
 }
 
-std::string python_str(const Value& v) { return v.is_string() ? v.s : python_repr(v); }
+std::string python_str(const YamlValue& v) { return v.is_string() ? v.s : python_repr(v); }
 
-bool python_equal(const Value& a, const Value& b) {
-  auto numeric = [](const Value& v) { return v.is_number() || v.is_bool(); };
+bool python_equal(const YamlValue& a, const YamlValue& b) {
+  auto numeric = [](const YamlValue& v) { return v.is_number() || v.is_bool(); };
   if (numeric(a) && numeric(b)) {  // Python: True == 1 == 1.0
-    auto as_double = [](const Value& v) { return v.is_bool() ? double(v.b) : v.number(); };
+    auto as_double = [](const YamlValue& v) { return v.is_bool() ? double(v.b) : v.number(); };
     if (a.is_float() || b.is_float()) return as_double(a) == as_double(b);
     return (a.is_bool() ? int64_t(a.b) : a.i) == (b.is_bool() ? int64_t(b.b) : b.i);
   }
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::Null:
+    case YamlValue::Kind::Null:
       return true;
-    case Value::Kind::String:
+    case YamlValue::Kind::String:
       return a.s == b.s;
-    case Value::Kind::List:
+    case YamlValue::Kind::List:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
         if (!python_equal(a.items[k], b.items[k])) return false;
       return true;
-    case Value::Kind::Map:
+    case YamlValue::Kind::Map:
       if (a.entries.size() != b.entries.size()) return false;
       for (const auto& [key, value] : a.entries) {
         bool found = false;
@@ -321,24 +321,24 @@ bool may_be_number(const std::string& text) {
 
 }  // namespace
 
-Value resolve_plain_scalar(const std::string& text, Pos pos) {
-  if (std::regex_match(text, kNull)) return Value::null(std::move(pos));
+YamlValue resolve_plain_scalar(const std::string& text, Pos pos) {
+  if (std::regex_match(text, kNull)) return YamlValue::null(std::move(pos));
   if (std::regex_match(text, kBool)) {
     char c = text[0];
-    return Value::boolean(c == 'y' || c == 'Y' || c == 't' || c == 'T' ||
-                              ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
-                          std::move(pos));
+    return YamlValue::boolean(c == 'y' || c == 'Y' || c == 't' || c == 'T' ||
+                                  ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
+                              std::move(pos));
   }
   if (may_be_number(text)) {
     if (std::regex_match(text, kFloat))
-      if (auto f = construct_float(text)) return Value::floating(*f, std::move(pos));
+      if (auto f = construct_float(text)) return YamlValue::floating(*f, std::move(pos));
     if (std::regex_match(text, kInt))
-      if (auto i = construct_int(text)) return Value::integer(*i, std::move(pos));
+      if (auto i = construct_int(text)) return YamlValue::integer(*i, std::move(pos));
   }
-  return Value::string(text, false, std::move(pos));
+  return YamlValue::string(text, false, std::move(pos));
 }
 
-std::optional<Value> parse_numeric_string(std::string_view text) {
+std::optional<YamlValue> parse_numeric_string(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
     text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
@@ -351,11 +351,11 @@ std::optional<Value> parse_numeric_string(std::string_view text) {
   std::string s(text);
   if (std::regex_match(s, kDecimalInt)) {
     if (auto v = parse_base(without_underscores(s.substr(s[0] == '+' ? 1 : 0)), 10))
-      return Value::integer(*v);
+      return YamlValue::integer(*v);
     return std::nullopt;
   }
   if (std::regex_match(s, kDecimalFloat))
-    return Value::floating(std::strtod(without_underscores(s).c_str(), nullptr));
+    return YamlValue::floating(std::strtod(without_underscores(s).c_str(), nullptr));
   return std::nullopt;
 }
 

@@ -20,10 +20,10 @@ struct Pos {
   std::string str() const;  // "file:line:column"
 };
 
-class Value {
+class YamlValue {
  public:
   enum class Kind : uint8_t { Null, Bool, Int, Float, String, List, Map };
-  using Entry = std::pair<Value, Value>;
+  using Entry = std::pair<YamlValue, YamlValue>;
 
   Kind kind = Kind::Null;
   bool quoted = false;  // a string written quoted (or tagged !!str): never a dim symbol
@@ -31,17 +31,17 @@ class Value {
   int64_t i = 0;
   double f = 0.0;
   std::string s;
-  std::vector<Value> items;    // List
-  std::vector<Entry> entries;  // Map, in document order
+  std::vector<YamlValue> items;  // List
+  std::vector<Entry> entries;    // Map, in document order
   Pos pos;
 
-  static Value null(Pos pos = {});
-  static Value boolean(bool v, Pos pos = {});
-  static Value integer(int64_t v, Pos pos = {});
-  static Value floating(double v, Pos pos = {});
-  static Value string(std::string v, bool quoted = false, Pos pos = {});
-  static Value list(Pos pos = {});
-  static Value map(Pos pos = {});
+  static YamlValue null(Pos pos = {});
+  static YamlValue boolean(bool v, Pos pos = {});
+  static YamlValue integer(int64_t v, Pos pos = {});
+  static YamlValue floating(double v, Pos pos = {});
+  static YamlValue string(std::string v, bool quoted = false, Pos pos = {});
+  static YamlValue list(Pos pos = {});
+  static YamlValue map(Pos pos = {});
 
   bool is_null() const { return kind == Kind::Null; }
   bool is_bool() const { return kind == Kind::Bool; }
@@ -55,28 +55,28 @@ class Value {
   bool is_symbol() const { return kind == Kind::String && !quoted; }
 
   // Map lookup by string key (nullptr when absent or not a map).
-  const Value* find(std::string_view key) const;
-  Value* find(std::string_view key);
-  void set(std::string key, Value v);  // replaces or appends
+  const YamlValue* find(std::string_view key) const;
+  YamlValue* find(std::string_view key);
+  void set(std::string key, YamlValue v);  // replaces or appends
   double number() const { return kind == Kind::Int ? static_cast<double>(i) : f; }
 
   std::string kind_name() const;  // "int", "string", "mapping", ...
 };
 
 // Python's str() of the value PyYAML would produce: True, None, 0.5, 1e-05, [1, 'a'], {'k': 'v'}.
-std::string python_str(const Value& v);
+std::string python_str(const YamlValue& v);
 // Python's repr(): like str() but strings are quoted.
-std::string python_repr(const Value& v);
+std::string python_repr(const YamlValue& v);
 // Python's float repr (shortest round trip): 0.5, 1e-05, 100000.0, 1e+16, inf, nan.
 std::string python_float(double x);
 // Python == on the parsed values: 3 == 3.0 == True-free numbers, mappings ignore key order.
-bool python_equal(const Value& a, const Value& b);
+bool python_equal(const YamlValue& a, const YamlValue& b);
 
 // YAML 1.1 implicit typing of a plain scalar, as PyYAML resolves it (bool, null, int with
 // 0x/0b/0-octal/base-60/underscores, float needing a '.', .inf/.nan); anything else is a string.
-Value resolve_plain_scalar(const std::string& text, Pos pos = {});
+YamlValue resolve_plain_scalar(const std::string& text, Pos pos = {});
 
 // Python's float(text)/int(text) for numeric strings ("10", "1e5", " 2.5"); nullopt otherwise.
-std::optional<Value> parse_numeric_string(std::string_view text);
+std::optional<YamlValue> parse_numeric_string(std::string_view text);
 
 }  // namespace opsfuzz::suite

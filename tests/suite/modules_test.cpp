@@ -18,8 +18,8 @@ namespace {
 using testing::data;
 
 // Whether `v` has the structure the `out` node describes (tensor shapes and kinds, tuples).
-void expect_matches(const c10::IValue& v, const Value& out, const std::string& where) {
-  const Value* type = out.find("type");
+void expect_matches(const c10::IValue& v, const YamlValue& out, const std::string& where) {
+  const YamlValue* type = out.find("type");
   ASSERT_TRUE(type) << where;
   if (type->s == "tuple") {
     ASSERT_TRUE(v.isTuple()) << where;
@@ -33,16 +33,16 @@ void expect_matches(const c10::IValue& v, const Value& out, const std::string& w
   std::vector<int64_t> shape;
   for (const auto& d : out.find("shape")->items) shape.push_back(d.i);
   EXPECT_EQ(v.toTensor().sizes().vec(), shape) << where;
-  if (const Value* kind = out.find("kind"))
+  if (const YamlValue* kind = out.find("kind"))
     EXPECT_EQ(v.toTensor().is_floating_point(), kind->s == "float") << where;
-  if (const Value* dtype = out.find("dtype"))
+  if (const YamlValue* dtype = out.find("dtype"))
     EXPECT_EQ(v.toTensor().scalar_type(), at::kDouble) << where << " " << dtype->s;
 }
 
 TEST(Modules, EveryBuiltinRunsWithTheExpectedShapes) {
   Suite s = load_suite(data("modules.yaml"));
   for (const auto& test : s.tests) {
-    Outcome o = run_test(test, 0);
+    TestOutcome o = run_test(test, 0);
     ASSERT_EQ(o.status, Status::Ok) << test.id << ": " << o.message;
     expect_matches(o.output, *test.out, test.id);
   }
@@ -58,7 +58,7 @@ TEST(Modules, TheFixtureCoversEveryBuiltinName) {
 }
 
 // Runs `op` (a module node in YAML flow style) on one input node.
-Outcome run_one(const std::string& op, const std::string& in, uint64_t seed = 0) {
+TestOutcome run_one(const std::string& op, const std::string& in, uint64_t seed = 0) {
   Suite s = testing::valid("tests:\n  - {id: m, op: " + op + ", in: [" + in + "]}\n");
   return run_test(s.tests.at(0), seed);
 }
@@ -68,7 +68,7 @@ TEST(Modules, EvalModeAndSemantics) {
   Suite s = testing::valid(std::string("tests:\n  - {id: m, op: aten::relu, in: [") + x + "]}\n");
   at::Tensor input = materialize_inputs(s.tests[0], 0).args[0].toTensor();
   auto output = [&](const std::string& op) {
-    Outcome o = run_one(op, x);
+    TestOutcome o = run_one(op, x);
     EXPECT_EQ(o.status, Status::Ok) << o.message;
     return o.output.toTensor();
   };
@@ -157,8 +157,8 @@ TEST(Modules, UsersRegisterTheirOwnNames) {
     return std::make_shared<Scale>(b.d("factor"), b.d("shift"));
   });
   EXPECT_TRUE(is_registered_module("mylib.Scale"));
-  Outcome o = run_one("{type: module, path: mylib.Scale, args: [3], kwargs: {shift: 1}}",
-                      "{type: const_tensor, shape: [2], kind: float, value: [1, 2]}");
+  TestOutcome o = run_one("{type: module, path: mylib.Scale, args: [3], kwargs: {shift: 1}}",
+                          "{type: const_tensor, shape: [2], kind: float, value: [1, 2]}");
   ASSERT_EQ(o.status, Status::Ok) << o.message;
   EXPECT_TRUE(o.output.toTensor().equal(at::tensor({4.0f, 7.0f})));
 }

@@ -11,21 +11,21 @@ namespace opsfuzz::suite {
 namespace {
 
 // The value of `v: TEXT` as the loader reads it.
-Value scalar(const std::string& text) {
+YamlValue scalar(const std::string& text) {
   Diagnostics d;
-  Value doc = parse_yaml("v: " + text + "\n", "s.yaml", d);
+  YamlValue doc = parse_yaml("v: " + text + "\n", "s.yaml", d);
   EXPECT_FALSE(d.has_errors()) << d.str();
   return *doc.find("v");
 }
 
 struct Case {
   const char* text;
-  Value::Kind kind;
+  YamlValue::Kind kind;
   const char* python_str;  // str() of the value PyYAML gives
 };
 
 TEST(Scalars, ResolvedAsPyYamlResolvesThem) {
-  using K = Value::Kind;
+  using K = YamlValue::Kind;
   // Expectations taken from PyYAML 6 (yaml.safe_load) on the same texts.
   const Case cases[] = {
       {"true", K::Bool, "True"},
@@ -79,7 +79,7 @@ TEST(Scalars, ResolvedAsPyYamlResolvesThem) {
       {"1,2", K::String, "1,2"},
   };
   for (const auto& c : cases) {
-    Value v = scalar(c.text);
+    YamlValue v = scalar(c.text);
     EXPECT_EQ(v.kind, c.kind) << c.text;
     EXPECT_EQ(python_str(v), c.python_str) << c.text;
   }
@@ -87,7 +87,7 @@ TEST(Scalars, ResolvedAsPyYamlResolvesThem) {
 
 TEST(Scalars, QuotedScalarsAreAlwaysStrings) {
   for (const char* text : {"\"true\"", "'1'", "\"N\"", "'~'", "\"1.5\"", "!!str 5"}) {
-    Value v = scalar(text);
+    YamlValue v = scalar(text);
     EXPECT_TRUE(v.is_string()) << text;
     EXPECT_TRUE(v.quoted) << text;
     EXPECT_FALSE(v.is_symbol()) << text;
@@ -98,8 +98,8 @@ TEST(Scalars, QuotedScalarsAreAlwaysStrings) {
 
 TEST(Scalars, PositionsAreOneBased) {
   Diagnostics d;
-  Value doc = parse_yaml("a:\n  b: [1,  x]\n", "p.yaml", d);
-  const Value& list = *doc.find("a")->find("b");
+  YamlValue doc = parse_yaml("a:\n  b: [1,  x]\n", "p.yaml", d);
+  const YamlValue& list = *doc.find("a")->find("b");
   EXPECT_EQ(list.items[1].pos.line, 2);
   EXPECT_EQ(list.items[1].pos.column, 11);
   EXPECT_EQ(list.items[1].pos.str(), "p.yaml:2:11");
@@ -115,7 +115,7 @@ TEST(Scalars, SyntaxErrorsArePositioned) {
 
 TEST(Scalars, MergeKeysAndDuplicateKeys) {
   Diagnostics d;
-  Value doc = parse_yaml("base: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", "m.yaml", d);
+  YamlValue doc = parse_yaml("base: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", "m.yaml", d);
   EXPECT_FALSE(d.has_errors()) << d.str();
   EXPECT_EQ(doc.find("m")->find("x")->i, 1);
   EXPECT_EQ(doc.find("m")->find("y")->i, 3);  // explicit keys win
@@ -140,16 +140,17 @@ TEST(PythonRendering, FloatsAsPythonRepr) {
 
 TEST(PythonRendering, ListsAndMappingsAsReprs) {
   Diagnostics d;
-  Value doc = parse_yaml("v: [1, a, \"it's\", true, ~, 2.5, {k: v}]\n", "r.yaml", d);
+  YamlValue doc = parse_yaml("v: [1, a, \"it's\", true, ~, 2.5, {k: v}]\n", "r.yaml", d);
   EXPECT_EQ(python_str(*doc.find("v")), "[1, 'a', \"it's\", True, None, 2.5, {'k': 'v'}]");
 }
 
 TEST(PythonRendering, EqualityFollowsPython) {
-  EXPECT_TRUE(python_equal(Value::integer(3), Value::floating(3.0)));
-  EXPECT_TRUE(python_equal(Value::boolean(true), Value::integer(1)));
-  EXPECT_FALSE(python_equal(Value::string("3"), Value::integer(3)));
+  EXPECT_TRUE(python_equal(YamlValue::integer(3), YamlValue::floating(3.0)));
+  EXPECT_TRUE(python_equal(YamlValue::boolean(true), YamlValue::integer(1)));
+  EXPECT_FALSE(python_equal(YamlValue::string("3"), YamlValue::integer(3)));
   Diagnostics d;
-  Value a = parse_yaml("{x: 1, y: [1, 2]}", "a", d), b = parse_yaml("{y: [1, 2.0], x: 1}", "b", d);
+  YamlValue a = parse_yaml("{x: 1, y: [1, 2]}", "a", d),
+            b = parse_yaml("{y: [1, 2.0], x: 1}", "b", d);
   EXPECT_TRUE(python_equal(a, b));
 }
 
@@ -164,9 +165,10 @@ TEST(PythonRendering, NumericStrings) {
 
 TEST(Suggestions, ClosestCandidate) {
   std::vector<std::string> keys = {"shape", "dtype", "kind", "init"};
-  EXPECT_EQ(closest("shpe", keys), "shape");
-  EXPECT_EQ(closest("dtpye", keys), "dtype");
-  EXPECT_EQ(closest("completely_else", keys), "");
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(closest("shpe", keys), Names{"shape"});
+  EXPECT_EQ(closest("dtpye", keys), Names{"dtype"});
+  EXPECT_EQ(closest("completely_else", keys), Names{});
   EXPECT_EQ(did_you_mean("knd", keys), " (did you mean 'kind'?)");
 }
 
