@@ -3,7 +3,6 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 #include <unordered_map>
 
