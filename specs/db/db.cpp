@@ -1,6 +1,8 @@
 #include "specs/db/db.h"
 #include "specs/db/families.h"
 
+#include "argtypes/names.h"
+
 #include <algorithm>
 
 namespace opsfuzz {
@@ -24,23 +26,6 @@ const Spec* find_spec(std::string_view op) {
     if (s.op() == op) return &s;
   return nullptr;
 }
-
-namespace {
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-}  // namespace
 
 std::vector<std::string> close_specs(std::string_view op, size_t n) {
   std::vector<std::pair<size_t, std::string>> scored;

@@ -1,126 +1,244 @@
-// The SpecDB sweep: every spec's valid samples must run on the CPU kernels, and at least 98 %
-// of its invalid samples must be refused. Kernels run in forked children.
+// The SpecDB sweep, under every tensor configuration: each spec's valid samples must run on the
+// CPU kernels, and at least 98 % of its invalid samples must be refused; a binding error is a
+// fault of the spec, never a rejection. Kernels run in forked children.
 #include "generators/execute.h"
 #include "specs/db/db.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 namespace opsfuzz {
 namespace {
 
 constexpr size_t kSamples = 300;
+const std::vector<std::string> kConfigs = {"default", "half",          "transposed", "permuted",
+                                           "strided", "channels_last", "empty",      "zerodim"};
 
-std::vector<Sample> generate(const Spec& spec, Validity v) {
-  ArgumentTupleGenerator gen(spec, Config{}, 2026, v);
+Config config_named(const std::string& name) { return Config::parse(name == "default" ? "" : name); }
+
+std::vector<Sample> generate(const Spec& spec, const Config& cfg, Validity v, size_t n = kSamples, uint64_t seed = 2026) {
+  ArgumentTupleGenerator gen(spec, cfg, seed, v);
   std::vector<Sample> out;
   Sample s;
-  while (out.size() < kSamples && gen.next(s)) out.push_back(s);
+  while (out.size() < n && gen.next(s)) out.push_back(s);
   return out;
 }
 
-class SpecDB : public ::testing::TestWithParam<const Spec*> {
+std::string describe(const Sample& s, const CallOutcome& o) {
+  return s.op + " #" + std::to_string(s.index) + (s.valid ? "" : " (" + s.violated + ")") + " " +
+         std::string(name(o.kind)) + ": " + o.message;
+}
+
+using Case = std::tuple<std::string, std::string>;  // op, config: names that read in CTest
+
+class SpecDB : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() { at::set_num_threads(1); }
+  const Spec& spec() const { return *find_spec(std::get<0>(GetParam())); }
+  Config config() const { return config_named(std::get<1>(GetParam())); }
 };
 
 TEST_P(SpecDB, ValidSamplesAreAccepted) {
-  auto samples = generate(*GetParam(), Validity::Valid);
+  auto samples = generate(spec(), config(), Validity::Valid);
   ASSERT_EQ(samples.size(), kSamples);
   auto outcomes = execute_isolated(samples);
   for (size_t i = 0; i < samples.size(); ++i)
-    EXPECT_EQ(outcomes[i].kind, Outcome::Accepted)
-        << GetParam()->op() << " #" << samples[i].index << ": " << outcomes[i].message;
+    EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
 }
 
 TEST_P(SpecDB, InvalidSamplesAreRejected) {
-  auto samples = generate(*GetParam(), Validity::Invalid);
-  if (samples.empty()) GTEST_SKIP() << GetParam()->op() << " has no constraint to violate";
+  auto samples = generate(spec(), config(), Validity::Invalid);
+  if (samples.empty()) GTEST_SKIP() << spec().op() << " has no constraint to violate";
   auto outcomes = execute_isolated(samples);
   size_t accepted = 0;
-  for (size_t i = 0; i < samples.size(); ++i)
-    if (outcomes[i].kind == Outcome::Accepted) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_NE(outcomes[i].kind, CallOutcome::BindError) << describe(samples[i], outcomes[i]);
+    EXPECT_NE(outcomes[i].kind, CallOutcome::Crashed) << describe(samples[i], outcomes[i]);
+    if (outcomes[i].kind == CallOutcome::Accepted) {
       ++accepted;
-      std::printf("accepted invalid %s #%llu: %s\n", GetParam()->op().c_str(),
-                  static_cast<unsigned long long>(samples[i].index), samples[i].violated.c_str());
+      std::printf("accepted invalid %s\n", describe(samples[i], outcomes[i]).c_str());
     }
+  }
   double rejected = 1.0 - static_cast<double>(accepted) / samples.size();
-  std::printf("%s: %.1f %% of %zu invalid samples rejected\n", GetParam()->op().c_str(), 100 * rejected, samples.size());
+  std::printf("%s [%s]: %.1f %% of %zu invalid samples rejected\n", spec().op().c_str(), std::get<1>(GetParam()).c_str(),
+              100 * rejected, samples.size());
   EXPECT_GE(rejected, 0.98);
 }
 
-std::vector<const Spec*> all_specs() {
-  std::vector<const Spec*> out;
-  for (const auto& s : spec_db()) out.push_back(&s);
+std::vector<std::string> all_ops() {
+  std::vector<std::string> out;
+  for (const auto& s : spec_db()) out.push_back(s.op());
   return out;
 }
 
-std::string test_name(const ::testing::TestParamInfo<const Spec*>& info) {
-  std::string n = info.param->op();
+std::string identifier(std::string n) {
   for (auto& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::ValuesIn(all_specs()), test_name);
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return identifier(std::get<0>(info.param)) + "__" + std::get<1>(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::Combine(::testing::ValuesIn(all_ops()), ::testing::ValuesIn(kConfigs)),
+                         case_name);
+
+// ---- Labels -------------------------------------------------------------------------------
+
+// Every label names an argument of its spec and none reads like the old positional labels
+// ("dim.Value.Be(dim_of(0))", "f(deps)").
+TEST(SpecLabels, EveryLabelReadsAsASentenceAboutNamedArguments) {
+  const std::regex attribute_suffix(R"(\.(Optional|Dtype|Length|Rank|Size|Value)\.)");
+  const std::regex bare_position(R"(\b(?!size\b)[a-z_]+\(-?\d+\))");
+  size_t labels = 0;
+  for (const auto& spec : spec_db()) {
+    std::vector<std::string> all;
+    for (const auto* list : {&spec.args(), &spec.outs()})
+      for (const auto& a : *list)
+        for (const auto& c : a.constraints) all.push_back(c.label);
+    for (const auto& j : spec.joints()) all.push_back(j.label);
+    for (const auto& label : all) {
+      ++labels;
+      EXPECT_EQ(label.find("f(deps)"), std::string::npos) << spec.op() << ": " << label;
+      EXPECT_FALSE(std::regex_search(label, attribute_suffix)) << spec.op() << ": " << label;
+      EXPECT_FALSE(std::regex_search(label, bare_position)) << spec.op() << ": " << label;
+      bool names_one = false;
+      for (const auto* list : {&spec.args(), &spec.outs()})
+        for (const auto& a : *list) names_one |= std::regex_search(label, std::regex("\\b" + a.name + "\\b"));
+      EXPECT_TRUE(names_one) << spec.op() << ": '" << label << "' names none of its arguments";
+    }
+  }
+  EXPECT_GT(labels, 100u);
+}
+
+TEST(SpecLabels, InvalidConvolutionSamplesCarryReadableLabels) {
+  std::set<std::string> seen;
+  for (const auto& s : generate(*find_spec("convolution.default"), Config{}, Validity::Invalid, 400, 0))
+    seen.insert(s.violated);
+  EXPECT_TRUE(seen.count("input.rank in [3, 5]"));
+  EXPECT_TRUE(seen.count("weight.size(1) * groups == input.size(1)"));
+  EXPECT_TRUE(seen.count("len(stride) in {1, input.rank - 2}"));
+}
+
+// ---- Deviations ---------------------------------------------------------------------------
+
+// The sweep a deviation's command names: "ops-fuzz sweep OP [--invalid] --config C --seed S --max N".
+struct Repro {
+  std::string op, config;
+  bool invalid = false;
+  uint64_t seed = 0;
+  size_t max = 200;
+};
+
+Repro parse_command(const std::string& command) {
+  std::istringstream in(command);
+  std::string word;
+  Repro r;
+  in >> word >> word;  // ops-fuzz sweep
+  EXPECT_EQ(word, "sweep") << command;
+  in >> r.op;
+  while (in >> word) {
+    if (word == "--invalid") r.invalid = true;
+    else if (word == "--config") in >> r.config;
+    else if (word == "--seed") in >> r.seed;
+    else if (word == "--max") in >> r.max;
+    else ADD_FAILURE() << "unknown word '" << word << "' in " << command;
+  }
+  return r;
+}
+
+// Each deviation's command reproduces it: under the contract some samples hit it, and the
+// kernel departs from the contract on them (refuses or crashes on a valid one, accepts an
+// invalid one).
+TEST(Deviations, EachCommandReproducesItsDeviation) {
+  at::set_num_threads(1);
+  size_t deviations = 0;
+  for (const auto& spec : spec_db())
+    for (const auto& d : spec.deviations()) {
+      ++deviations;
+      Repro r = parse_command(d.deviation->command);
+      ASSERT_EQ(r.op, spec.op()) << d.deviation->command;
+      Config cfg = Config::parse(r.config);
+      ASSERT_TRUE(cfg.contract) << d.deviation->command << " does not ask for the contract";
+      auto samples = generate(spec, cfg, r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
+      auto outcomes = execute_isolated(samples);
+      size_t hits = 0, departures = 0;
+      for (size_t i = 0; i < samples.size(); ++i) {
+        const auto& ids = samples[i].deviations;
+        if (std::find(ids.begin(), ids.end(), d.deviation->id) == ids.end()) continue;
+        ++hits;
+        departures += (outcomes[i].kind == CallOutcome::Accepted) == samples[i].valid ? 0 : 1;
+      }
+      std::printf("%s: %zu of %zu samples hit it, %zu of them depart from the contract\n", d.deviation->id.c_str(),
+                  hits, samples.size(), departures);
+      EXPECT_GT(departures, 0u) << d.deviation->id << ": " << d.deviation->command;
+    }
+  EXPECT_GE(deviations, 6u);
+}
 
 // ---- Specs with joint constraints ---------------------------------------------------------
 
-class JointSpec : public SpecDB {};
+class JointSpec : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() { at::set_num_threads(1); }
+  const Spec& spec() const { return *find_spec(GetParam()); }
+};
 
 TEST_P(JointSpec, ValidGenerationNeverDeadEndsWithZ3) {
   if (!have_z3()) GTEST_SKIP() << "built without Z3 (OPSFUZZ_WITH_Z3=OFF): joint constraints are sampled with retry";
-  ArgumentTupleGenerator gen(*GetParam(), Config{}, 2026, Validity::Valid);
+  ArgumentTupleGenerator gen(spec(), Config{}, 2026, Validity::Valid);
   Sample s;
   for (size_t i = 0; i < kSamples; ++i) ASSERT_TRUE(gen.next(s));
-  EXPECT_EQ(gen.stats().dead_ends, 0u) << GetParam()->op();
-  EXPECT_EQ(gen.stats().attempts, kSamples) << GetParam()->op();
+  EXPECT_EQ(gen.stats().dead_ends, 0u) << GetParam();
+  EXPECT_EQ(gen.stats().attempts, kSamples) << GetParam();
 }
 
 TEST_P(JointSpec, SampledWithoutLookAheadStillValid) {
-  ArgumentTupleGenerator gen(*GetParam(), Config::parse("sampling"), 2026, Validity::Valid);
-  std::vector<Sample> samples;
-  Sample s;
-  while (samples.size() < 100 && gen.next(s)) samples.push_back(s);
+  auto samples = generate(spec(), Config::parse("sampling"), Validity::Valid, 100);
   ASSERT_FALSE(samples.empty());
   auto outcomes = execute_isolated(samples);
   for (size_t i = 0; i < samples.size(); ++i)
-    EXPECT_EQ(outcomes[i].kind, Outcome::Accepted)
-        << GetParam()->op() << " #" << samples[i].index << ": " << outcomes[i].message;
+    EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
 }
 
-std::vector<const Spec*> joint_specs() {
-  std::vector<const Spec*> out;
+std::vector<std::string> joint_ops() {
+  std::vector<std::string> out;
   for (const auto& s : spec_db())
-    if (!s.joints().empty()) out.push_back(&s);
+    if (!s.joints().empty()) out.push_back(s.op());
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_specs()), test_name);
+INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_ops()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return identifier(info.param); });
 
 // Distinct values of `key` over 200 valid samples of `op`.
 template <class Key> size_t distinct(const char* op, Key key) {
-  ArgumentTupleGenerator gen(*find_spec(op), Config{}, 2026, Validity::Valid);
   std::set<decltype(key(Sample{}))> seen;
-  Sample s;
-  for (int i = 0; i < 200 && gen.next(s); ++i) seen.insert(key(s));
+  for (const auto& s : generate(*find_spec(op), Config{}, Validity::Valid, 200)) seen.insert(key(s));
   return seen.size();
 }
 
-IntList ints(const Sample& s, size_t arg) { return std::get<IntList>(s.metas.at(arg).value); }
+// An argument of a sample by name.
+const MetaArg& arg(const Sample& s, const char* name) {
+  return s.metas.at(static_cast<size_t>(find_spec(s.op)->index_of(name)));
+}
+IntList ints(const Sample& s, const char* name) { return std::get<IntList>(arg(s, name).value); }
 
 TEST(JointDiversity, SplitSizes) {
-  size_t n = distinct("split_with_sizes_copy.default", [](const Sample& s) { return ints(s, 1); });
+  size_t n = distinct("split_with_sizes_copy.default", [](const Sample& s) { return ints(s, "split_sizes"); });
   std::printf("split_with_sizes_copy: %zu distinct split_sizes in 200 samples\n", n);
   EXPECT_GE(n, 50u);
 }
 
 TEST(JointDiversity, ConvolutionParameters) {
   size_t n = distinct("convolution.default", [](const Sample& s) {
-    return std::tuple(ints(s, 3), ints(s, 4), ints(s, 5), as_int(s.metas.at(8).value));
+    return std::tuple(ints(s, "stride"), ints(s, "padding"), ints(s, "dilation"), as_int(arg(s, "groups").value));
   });
   std::printf("convolution: %zu distinct (stride, padding, dilation, groups) in 200 samples\n", n);
   EXPECT_GE(n, 30u);
