@@ -55,14 +55,25 @@ Spec convolution() {
       "a bias of another dtype than input is cast silently by the slow kernels (small inputs) and refused by "
       "the others (\"Input type (CPUFloatType) and bias type (CPUDoubleType) should be the same\")",
       "ops-fuzz sweep convolution.default --invalid --config contract --seed 0 --max 300");
+  auto dilated_integral = deviation("convolution.dilated_integral",
+      "the dilated kernel refuses uint8, int8, int16 and int32 inputs (\"slow_conv_dilated<>\" not implemented "
+      "for 'Byte'), which the other paths take",
+      "ops-fuzz sweep convolution.default --config contract --seed 0 --max 300");
   return Spec("convolution.default")
       .in(Tensor("input")
-            // Some integral convolutions run in this build, others do not: generate floats only.
-            .dtype(Scope(In(std::vector{S::Float, S::Double})))
+            // The CPU kernels cover the integral dtypes, bfloat16, float32 and float64 (not bool,
+            // float16 or complex).
+            .dtype(In(std::vector{S::Byte, S::Char, S::Short, S::Int, S::Long, S::BFloat16, S::Float, S::Double}))
+            .dtype(Avoid(dilated_integral, NotIn(std::vector{S::Byte, S::Char, S::Short, S::Int})))
             .rank(Be(3, 5))
             .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
               return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
-            })))
+            }))
+            // An empty input returns before its dtype is checked.
+            .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
+              auto t = c.tensor().dtype;
+              return t == S::Bool || t == S::Half || c10::isComplexType(t) ? 1 : 0;
+            }))))
       .in(Tensor("weight").deps("input", "stride", "padding", "dilation", "groups")
             // An empty input returns before the dtypes are compared.
             .dtype(Eq("input.dtype (unless input is empty)", [](const Ctx& c) -> std::optional<c10::ScalarType> {
