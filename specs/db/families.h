@@ -19,4 +19,8 @@ std::span<const SpecFn> conv_pool_specs();
 std::span<const SpecFn> norm_specs();
 std::span<const SpecFn> creation_specs();
 
+// Family builders, for ops whose specs differ in a line.
+// op(Tensor self) -> Tensor, pointwise, for self of `dtypes` (every dtype when empty).
+Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {});
+
 }  // namespace opsfuzz::db

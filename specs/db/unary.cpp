@@ -3,7 +3,23 @@
 namespace opsfuzz::db {
 using namespace dsl;
 
+Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes) {
+  ArgSpec self = Tensor("self");
+  if (!dtypes.empty()) self.dtype(In(std::move(dtypes)));
+  return Spec(std::move(op)).in(std::move(self));
+}
+
 namespace {
+using S = c10::ScalarType;
+
+// neg(Tensor self) -> Tensor: not for bool (logical_not is)
+Spec neg() {
+  return unary_pointwise("neg.default", {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double});
+}
+// logical_not(Tensor self) -> Tensor
+Spec logical_not() { return unary_pointwise("logical_not.default"); }
+// isnan(Tensor self) -> Tensor
+Spec isnan() { return unary_pointwise("isnan.default"); }
 
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 Spec clamp() {
@@ -24,7 +40,7 @@ Spec clamp() {
 }  // namespace
 
 std::span<const SpecFn> unary_specs() {
-  static constexpr SpecFn table[] = {clamp};
+  static constexpr SpecFn table[] = {clamp, neg, logical_not, isnan};
   return table;
 }
 
