@@ -21,11 +21,17 @@ bool have_z3() { return true; }
 
 namespace {
 
+std::string slot_name(int slot) {  // appended, not concatenated: GCC 12 warns on "s" + string
+  std::string n = "s";
+  n += std::to_string(slot);
+  return n;
+}
+
 class Z3Oracle final : public JointOracle {
  public:
   Z3Oracle(const JointProblem& p, unsigned timeout_ms) : p_(p), timeout_ms_(timeout_ms), bounds_(ctx_) {
     vars_.reserve(static_cast<size_t>(p.slot_count()));
-    for (int s = 0; s < p.slot_count(); ++s) vars_.push_back(ctx_.int_const(("s" + std::to_string(s)).c_str()));
+    for (int s = 0; s < p.slot_count(); ++s) vars_.push_back(ctx_.int_const(slot_name(s).c_str()));
     for (int s : p.used_slots()) bounds_.push_back(var(s) >= ctx_.int_val(p.lo(s)) && var(s) <= ctx_.int_val(p.hi(s)));
     for (size_t k = 0; k < p.spec().joints().size(); ++k) holds_.push_back(lower(p.program(static_cast<int>(k))));
   }
