@@ -246,18 +246,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
       bool ok = as_expected(x, out);
       // A sample in a deviation (contract configuration) is a finding when the kernel departs
       // from the contract on it, not a failure of the sweep.
-      if (!x.deviations.empty() && out.kind != CallOutcome::BindError) {
-        ++deviating;
-        if (!ok)
-          std::fprintf(stderr, "finding %s: %s #%llu (%s) %s: %s\n", x.deviations.front().c_str(), x.op.c_str(),
-                       static_cast<unsigned long long>(x.index), x.valid ? "valid" : x.violated.c_str(),
-                       std::string(name(out.kind)).c_str(), out.message.c_str());
-        continue;
-      }
-      ++judged, expected += ok;
+      bool finding = !x.deviations.empty() && out.kind != CallOutcome::BindError;
+      if (finding) ++deviating;
+      else ++judged, expected += ok;
       if (!ok)
-        std::fprintf(stderr, "%s #%llu (%s) %s: %s\n", x.op.c_str(), static_cast<unsigned long long>(x.index),
-                     x.valid ? "valid" : x.violated.c_str(), std::string(name(out.kind)).c_str(), out.message.c_str());
+        std::fprintf(stderr, "%s%s%s%s #%llu (%s) %s: %s\n", finding ? "finding " : "",
+                     finding ? x.deviations.front().c_str() : "", finding ? ": " : "", x.op.c_str(), static_cast<unsigned long long>(x.index), x.valid ? "valid" : x.violated.c_str(),
+                     std::string(name(out.kind)).c_str(), out.message.c_str());
     }
     failures += expected != judged;
     std::printf("%-30s %8zu %8.1f%% %8llu %8llu %8llu %8llu %10llu\n", spec->op().c_str(), samples.size(),

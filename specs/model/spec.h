@@ -37,6 +37,10 @@ enum class Role : uint8_t {
   Avoid,      // keeps valid samples out of a deviation (off under the contract configuration)
   Unchecked,  // a rule the kernel does not check (a deviation): broken only under the contract
 };
+// Whether valid generation applies a constraint of this role, and whether invalid generation may
+// break it, with or without the contract configuration.
+inline bool applies(Role r, bool contract) { return r != Role::Avoid || !contract; }
+inline bool negatable(Role r, bool contract) { return r == Role::Rule || (contract && r == Role::Unchecked); }
 
 // What a constraint function sees: the dependencies of the argument being solved, by name, and
 // which element of the argument is being solved.
@@ -115,9 +119,8 @@ struct Constraint {
   bool constant = false;   // fn reads nothing of the context
   DeviationRef deviation;  // Avoid and Unchecked
 
-  // Whether valid generation applies it, and whether invalid generation may break it.
-  bool applies(bool contract) const { return role != Role::Avoid || !contract; }
-  bool negatable(bool contract) const { return role == Role::Rule || (contract && role == Role::Unchecked); }
+  bool applies(bool contract) const { return opsfuzz::applies(role, contract); }
+  bool negatable(bool contract) const { return opsfuzz::negatable(role, contract); }
 };
 
 // A condition before it is attached to an attribute: what the DSL's Eq(...), In(...) build.
@@ -165,8 +168,8 @@ struct JointConstraint {
   Term term;
   Role role = Role::Rule;
   DeviationRef deviation;
-  bool applies(bool contract) const { return role != Role::Avoid || !contract; }
-  bool negatable(bool contract) const { return role == Role::Rule || (contract && role == Role::Unchecked); }
+  bool applies(bool contract) const { return opsfuzz::applies(role, contract); }
+  bool negatable(bool contract) const { return opsfuzz::negatable(role, contract); }
 };
 
 // A deviation and where a spec marks it.
