@@ -40,7 +40,7 @@ class Expander {
   void expand_module_template(const RawTest& raw, const YamlValue& op);
   void expand_compare_pair(const RawTest& raw, const YamlValue& op);
   std::optional<Template> parse_template(const YamlValue& op, const std::string& path);
-  bool check_var_value(const YamlValue& v, const std::string& path);
+  void check_var_value(const YamlValue& v, const std::string& path);
   std::vector<Assignment> assignments(const Template& t, const YamlValue* cases,
                                       const std::string& path);
   std::optional<std::vector<const YamlValue*>> case_list(const Template& t, const YamlValue* cases,
@@ -58,7 +58,7 @@ class Expander {
   bool parse_inputs(const YamlValue& v, Test& t);  // in and kwargs
   bool parse_device(const YamlValue& v, Test& t);
   bool parse_cast(const YamlValue& v, Test& t, bool inputs_ok);
-  bool claim_id(const YamlValue& v, const Test& t);  // false for a duplicate
+  void note_duplicate_id(const Test& t);
 
   const Document& doc_;
   Diagnostics& diagnostics_;
@@ -100,25 +100,27 @@ void Expander::expand(const RawTest& raw, size_t position) {
   add_test(raw, test, name, "");
 }
 
-// Var values (in vars and cases) are plain values; a dim symbol must be written bare.
-bool Expander::check_var_value(const YamlValue& v, const std::string& path) {
-  if (v.is_map() && (v.find("type") || v.find("var") || v.find("ref"))) {
-    parser_.error(v, path, "var values must be plain values, not nodes");
-    return false;
-  }
-  if (v.is_string() && v.quoted && doc_.dims.count(v.s)) {
-    parser_.error(v, path,
-                  "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " + v.s +
-                      " unquoted");
-    return false;
-  }
-  return true;
+bool looks_like_node(const YamlValue& v) {
+  return v.is_map() && (v.find("type") || v.find("var") || v.find("ref"));
+}
+
+// Var values (in vars and cases) are plain values: a node among them is taken as a literal
+// mapping, and a quoted dim name as the dim, as the suites' original framework takes them; both
+// with a warning.
+void Expander::check_var_value(const YamlValue& v, const std::string& path) {
+  if (looks_like_node(v))
+    parser_.warning(v, path, "a var value is a plain value: this node is passed as a literal mapping");
+  if (auto dim = doc_.dims.find(v.s); v.is_string() && v.quoted && dim != doc_.dims.end())
+    parser_.warning(v, path, quoted_dim_message(v.s, dim->second));
 }
 
 std::optional<Template> Expander::parse_template(const YamlValue& op, const std::string& path) {
+  // No vars (absent, null or {}) is a template of one test per case, or of one test.
+  static const YamlValue kNoVars = YamlValue::map({});
   const YamlValue* vars = op.find("vars");
-  if (!vars || !vars->is_map() || vars->entries.empty()) {
-    parser_.error(vars ? *vars : op, path + ".vars", "vars must be a non-empty mapping of lists");
+  if (!vars || vars->is_null()) vars = &kNoVars;
+  if (!vars->is_map()) {
+    parser_.error(*vars, path + ".vars", "vars must be a mapping of var names to lists of values");
     return std::nullopt;
   }
   Template t;
@@ -131,7 +133,7 @@ std::optional<Template> Expander::parse_template(const YamlValue& op, const std:
       continue;
     }
     for (size_t k = 0; k < values.items.size(); ++k)
-      ok = check_var_value(values.items[k], p + "[" + std::to_string(k) + "]") && ok;
+      check_var_value(values.items[k], p + "[" + std::to_string(k) + "]");
     t.vars.emplace_back(name, values.items);
   }
   std::sort(t.vars.begin(), t.vars.end(), [](auto& a, auto& b) { return a.first < b.first; });
@@ -145,7 +147,9 @@ std::optional<Template> Expander::parse_template(const YamlValue& op, const std:
 std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template& t,
                                                                  const YamlValue* cases,
                                                                  const std::string& path) {
-  if (!cases || cases->is_null()) return std::vector<const YamlValue*>{nullptr};
+  // No cases (absent, null or []) is one empty case: the Cartesian product of the vars.
+  if (!cases || cases->is_null() || (cases->is_list() && cases->items.empty()))
+    return std::vector<const YamlValue*>{nullptr};
   if (!cases->is_list()) {
     parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
     return std::nullopt;
@@ -164,7 +168,7 @@ std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template&
     }
     for (const auto& [key, value] : c.entries) {
       std::string name = python_str(key);
-      ok = check_var_value(value, p + "." + name) && ok;
+      check_var_value(value, p + "." + name);
       if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
       parser_.error(key, p,
                     "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
@@ -243,11 +247,15 @@ YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const 
   }
   for (const auto& [var, value] : env) {
     if (var != name->s) continue;
-    if (value.is_symbol() && doc_.dims.count(value.s))  // a dim symbol becomes its integer
+    if (value.is_string() && doc_.dims.count(value.s))  // a dim symbol becomes its integer
       return YamlValue::integer(doc_.dims.at(value.s), v.pos);
     YamlValue out = value;
     out.pos = v.pos;
-    return out;
+    if (!looks_like_node(out)) return out;
+    YamlValue literal = YamlValue::map(v.pos);
+    literal.set("type", YamlValue::string("const", false, v.pos));
+    literal.set("value", std::move(out));
+    return literal;
   }
   if (auto dim = doc_.dims.find(name->s); dim != doc_.dims.end())
     return YamlValue::integer(dim->second, v.pos);
@@ -318,8 +326,8 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
       parser_.error(impl ? *impl : *s, p + ".impl", "a compare side needs an impl (a string)");
       sides_ok = false;
     }
-    if (!type || python_str(*type) != "module") {
-      parser_.error(type ? *type : *s, p + ".type", "a compare side must have type: module");
+    if (type && python_str(*type) != "module") {  // a side is a module; type may be left out
+      parser_.error(*type, p + ".type", "a compare side must be a module (type: module)");
       sides_ok = false;
     }
     if (!s->find("path")) {
@@ -436,35 +444,33 @@ bool Expander::parse_device(const YamlValue& v, Test& t) {
   return true;
 }
 
-// cast_input0_to_complex needs input 0 to be a real floating tensor packed as [..., 2].
+// cast_input0_to_complex: input 0 is a complex tensor (passed on) or a real floating tensor
+// packed as [..., 2] (rebuilt). Anything else fails when the test runs; the document stays valid.
 bool Expander::parse_cast(const YamlValue& v, Test& t, bool inputs_ok) {
   const YamlValue* cast = v.find("cast_input0_to_complex");
   if (!cast) return true;
   std::string path = path_ + ".cast_input0_to_complex";
-  if (!cast->is_bool()) {
-    parser_.error(*cast, path, "cast_input0_to_complex must be a bool");
-    return false;
-  }
-  t.cast_input0_to_complex = cast->b;
-  if (!cast->b || !inputs_ok) return true;
+  auto flag = parser_.boolean(*cast, path);
+  if (!flag) return false;
+  t.cast_input0_to_complex = *flag;
+  if (!*flag || !inputs_ok) return true;
   const Node* first = t.in.empty() ? nullptr : &t.in[0];
-  bool packable =
-      first && (first->type == NodeType::Tensor || first->type == NodeType::ConstTensor) &&
-      !first->shape.empty() && first->shape.back() == 2 && c10::isFloatingType(first->dtype);
-  if (!packable)
-    parser_.error(
-        *cast, path,
-        "cast_input0_to_complex needs input 0 to be a real floating tensor of shape [..., 2]");
-  return packable;
+  bool tensor = first && (first->type == NodeType::Tensor || first->type == NodeType::ConstTensor);
+  bool packed = tensor && !first->shape.empty() && first->shape.back() == 2 &&
+                c10::isFloatingType(first->dtype);
+  if (!packed && !(tensor && c10::isComplexType(first->dtype)))
+    diagnostics_.warning(cast->pos, parser_.test(), path,
+                         "cast_input0_to_complex needs input 0 to be a complex tensor or a real "
+                         "floating tensor of shape [..., 2]: the test fails when it runs");
+  return true;
 }
 
-bool Expander::claim_id(const YamlValue& v, const Test& t) {
+void Expander::note_duplicate_id(const Test& t) {
   auto [it, inserted] = ids_.emplace(t.id, t.pos);
   if (!inserted)
-    parser_.error(
-        v, path_,
-        "duplicate test id '" + t.id + "' (also produced by the test at " + it->second.str() + ")");
-  return inserted;
+    diagnostics_.warning(t.pos, parser_.test(), path_,
+                         "duplicate test id '" + t.id + "' (also produced by the test at " +
+                             it->second.str() + "): both run, in order");
 }
 
 std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v, std::string id,
@@ -481,8 +487,8 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v,
   bool inputs_ok = parse_inputs(v, t);
   ok = parse_device(v, t) && ok;
   ok = parse_cast(v, t, inputs_ok) && inputs_ok && ok;
-  ok = claim_id(v, t) && ok;
   if (!ok) return std::nullopt;
+  note_duplicate_id(t);
   suite_.tests.push_back(std::move(t));
   return suite_.tests.size() - 1;
 }
@@ -532,8 +538,8 @@ const char* name(Device d) {
 }
 
 const PairTest* Suite::pair_of(const Test& t) const {
-  for (const auto& p : pairs)
-    if (p.id == t.pair) return &p;
+  for (const auto& p : pairs)  // by position: two pairs may share an id
+    if (&tests[p.a] == &t || &tests[p.b] == &t) return &p;
   return nullptr;
 }
 

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -59,12 +60,18 @@ YamlValue convert_map(const YAML::Node& node, const FileName& file, const Pos& p
   for (const auto& item : node) {
     YamlValue key = convert(item.first, file, pos, diagnostics);
     YamlValue value = convert(item.second, file, key.pos, diagnostics);
-    for (const auto& [old_key, old_value] : out.entries)
-      if (python_equal(old_key, key) && !(key.is_symbol() && key.s == "<<"))
-        diagnostics.error(key.pos, "", "",
-                          "duplicate key '" + python_str(key) + "' (first at line " +
-                              std::to_string(old_key.pos.line) + ")");
-    out.entries.emplace_back(std::move(key), std::move(value));
+    // A repeated key keeps its first place and takes the last value, as PyYAML reads it.
+    auto same = std::find_if(out.entries.begin(), out.entries.end(), [&](const auto& entry) {
+      return python_equal(entry.first, key) && !(key.is_symbol() && key.s == "<<");
+    });
+    if (same == out.entries.end()) {
+      out.entries.emplace_back(std::move(key), std::move(value));
+      continue;
+    }
+    diagnostics.warning(key.pos, "", "",
+                        "duplicate key '" + python_str(key) + "' (first at line " +
+                            std::to_string(same->first.pos.line) + "): the last value is used");
+    same->second = std::move(value);
   }
   apply_merge_keys(out);
   return out;
@@ -86,6 +93,16 @@ YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& paren
     default:
       return YamlValue::null(pos);
   }
+}
+
+// A dim's integer: an int, or what the original framework coerces to one (4.0, "4").
+std::optional<int64_t> dim_value(const YamlValue& v) {
+  std::optional<YamlValue> number = v;
+  if (v.is_string()) number = parse_numeric_string(v.s);
+  if (!number || !number->is_number()) return std::nullopt;
+  if (number->is_int()) return number->i;
+  if (number->f != std::trunc(number->f) || std::abs(number->f) > 9.0e15) return std::nullopt;
+  return static_cast<int64_t>(number->f);
 }
 
 std::vector<std::string> names(std::initializer_list<const char*> list) {
@@ -202,14 +219,15 @@ void Loader::merge_dims(const YamlValue& dims, const std::string& file) {
       diagnostics_.error(key.pos, "", "dims", "dim names must be strings");
       continue;
     }
-    if (!value.is_int() || value.i < 0) {
+    auto size = dim_value(value);
+    if (!size || *size < 0) {
       diagnostics_.error(
           value.pos, "", "dims." + key.s,
           "dim '" + key.s + "' must be a non-negative integer, got " + python_repr(value));
       continue;
     }
     if (merge_definition(doc_.dim_definitions, key, value, file, "dims"))
-      doc_.dims[key.s] = value.i;
+      doc_.dims[key.s] = *size;
   }
 }
 

@@ -82,7 +82,7 @@ void flatten_ints(const YamlValue& v, std::vector<int64_t>& out) {
   if (v.is_list()) {
     for (const auto& item : v.items) flatten_ints(item, out);
   } else {
-    out.push_back(v.is_bool() ? int64_t(v.b) : v.i);
+    out.push_back(v.is_bool() ? int64_t(v.b) : v.is_float() ? static_cast<int64_t>(v.f) : v.i);
   }
 }
 
@@ -102,7 +102,8 @@ at::Tensor const_tensor(const Node& n) {
 
 c10::IValue scalar_value(const Node& n) {
   if (n.dtype == at::kBool) return n.value.is_bool() ? n.value.b : n.value.number() != 0;
-  if (c10::isIntegralType(n.dtype, false)) return n.value.i;
+  if (c10::isIntegralType(n.dtype, false))
+    return n.value.is_int() ? n.value.i : static_cast<int64_t>(n.value.is_bool() ? n.value.b : n.value.f);
   return n.value.is_bool() ? double(n.value.b) : n.value.number();
 }
 
@@ -182,12 +183,12 @@ std::shared_ptr<Module> construct(const Node& n, at::Generator& g, const std::st
 }
 
 c10::IValue materialize_with(const Node& n, at::Generator& g, const std::string& directory) {
+  if (!n.defect.empty()) throw std::invalid_argument(n.defect);
   switch (n.type) {
     case NodeType::Tensor:
       return sample_tensor(n, n.shape, g);
     case NodeType::ScalarTensor:
-      if (n.has_value)
-        return at::scalar_tensor(scalar_value(n).toScalar(), at::TensorOptions().dtype(n.dtype));
+      if (n.has_value) return const_tensor(n);  // its shape is []
       return sample_tensor(n, {}, g);
     case NodeType::ConstTensor:
       if (n.has_value) return const_tensor(n);
@@ -265,9 +266,12 @@ c10::IValue materialize(const Node& node, uint64_t seed, const std::string& dire
 }
 
 at::Tensor complex_from_packed(const at::Tensor& packed) {
+  if (packed.is_complex()) return packed;  // already complex: passed on
   if (packed.dim() == 0 || packed.size(-1) != 2 || !packed.is_floating_point())
     throw std::invalid_argument(
-        "cast_input0_to_complex: input 0 must be a real floating tensor of shape [..., 2]");
+        "cast_input0_to_complex: input 0 must be a complex tensor or a real floating tensor of "
+        "shape [..., 2], got " + std::string(c10::toString(packed.scalar_type())) + " of shape " +
+        c10::str(packed.sizes()));
   at::Tensor real = packed.scalar_type() == at::kDouble ? packed : packed.to(at::kFloat);
   return at::view_as_complex(real.contiguous());
 }

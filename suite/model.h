@@ -56,6 +56,10 @@ struct Node {
   double p_none = 0;
   std::vector<Node> elems;
 
+  // A problem found at load time that the suites' original framework only meets when the test
+  // runs: reported as a warning, then as the test's error (materializing the node throws it).
+  std::string defect;
+
   // module, construct
   std::string path;
   std::vector<Node> args;

@@ -25,6 +25,12 @@ std::string join(std::span<const std::string> names) {
   return out;
 }
 
+std::string join_ints(const std::vector<int64_t>& ints) {
+  std::string out;
+  for (int64_t i : ints) out += (out.empty() ? "" : ", ") + std::to_string(i);
+  return out;
+}
+
 std::vector<std::string> names_of(const std::map<std::string, int64_t>& m) {
   std::vector<std::string> out;
   for (const auto& [k, v] : m) out.push_back(k);
@@ -60,6 +66,11 @@ bool init_applies(Init init, c10::ScalarType t) {
   }
 }
 
+// The dtype a literal scalar value carries.
+c10::ScalarType literal_dtype(const YamlValue& v) {
+  return v.is_bool() ? c10::ScalarType::Bool : v.is_int() ? c10::ScalarType::Long : c10::ScalarType::Double;
+}
+
 // bool, int or float (complex counts as float): what kind and dtype must agree on.
 int scalar_kind_of(c10::ScalarType t) {
   if (t == c10::ScalarType::Bool) return 0;
@@ -68,11 +79,41 @@ int scalar_kind_of(c10::ScalarType t) {
 
 }  // namespace
 
+std::string quoted_dim_message(const std::string& name, int64_t value) {
+  return "\"" + name + "\" is quoted, but dim symbols are written bare: read as dim " + name +
+         " = " + std::to_string(value) + " (write " + name + " unquoted)";
+}
+
 NodeParser::NodeParser(const Document& doc, Diagnostics& diagnostics)
     : doc_(doc), diagnostics_(diagnostics) {}
 
 void NodeParser::error(const YamlValue& at, const std::string& path, std::string message) {
   diagnostics_.error(at.pos, test_, path, std::move(message));
+}
+
+void NodeParser::warning(const YamlValue& at, const std::string& path, std::string message) {
+  diagnostics_.warning(at.pos, test_, path, std::move(message));
+}
+
+void NodeParser::defer(Node& n, const YamlValue& at, const std::string& path, std::string message) {
+  warning(at, path, message + ": the test fails when it runs");
+  if (n.defect.empty()) n.defect = path + ": " + message;
+}
+
+std::optional<bool> NodeParser::boolean(const YamlValue& v, const std::string& path) {
+  if (v.is_bool()) return v.b;
+  if (v.is_int() && (v.i == 0 || v.i == 1)) return v.i == 1;
+  if (v.is_string()) {
+    std::string s = v.s;
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* t : {"true", "t", "yes", "y", "on", "1"})
+      if (s == t) return true;
+    for (const char* f : {"false", "f", "no", "n", "off", "0"})
+      if (s == f) return false;
+  }
+  std::string key = path.substr(path.rfind('.') + 1);
+  error(v, path, key + " must be a bool, got " + python_repr(v));
+  return std::nullopt;
 }
 
 void NodeParser::check_keys(const YamlValue& map, const Keys& allowed, const std::string& path) {
@@ -93,17 +134,12 @@ const YamlValue* NodeParser::required(const YamlValue& map, const char* key,
 std::optional<double> NodeParser::number(const YamlValue& v, const std::string& path) {
   if (v.is_number()) return v.number();
   if (v.is_string()) {
-    if (v.is_symbol()) {
-      auto dim = doc_.dims.find(v.s);
-      if (dim != doc_.dims.end()) return static_cast<double>(dim->second);
+    if (auto dim = doc_.dims.find(v.s); dim != doc_.dims.end()) {
+      if (v.quoted) warning(v, path, quoted_dim_message(v.s, dim->second));
+      return static_cast<double>(dim->second);
     }
     if (auto n = parse_numeric_string(v.s)) return n->number();
-    if (v.quoted && doc_.dims.count(v.s))
-      error(v, path,
-            "\"" + v.s + "\" is quoted, so it is a string, not a dim symbol: write " + v.s +
-                " unquoted");
-    else
-      error(v, path, "unknown dim symbol '" + v.s + "'" + did_you_mean(v.s, names_of(doc_.dims)));
+    error(v, path, "unknown dim symbol '" + v.s + "'" + did_you_mean(v.s, names_of(doc_.dims)));
     return std::nullopt;
   }
   if (is_var_node(v)) {
@@ -114,15 +150,17 @@ std::optional<double> NodeParser::number(const YamlValue& v, const std::string& 
   return std::nullopt;
 }
 
+// An integer; a float with no fractional part (2.0) counts as one, as the original framework
+// coerces it.
 std::optional<int64_t> NodeParser::integer(const YamlValue& v, const std::string& path) {
-  if (v.is_float() ||
-      (v.is_string() && parse_numeric_string(v.s) && parse_numeric_string(v.s)->is_float())) {
+  if (v.is_int()) return v.i;
+  auto n = number(v, path);
+  if (!n) return std::nullopt;
+  if (*n != std::trunc(*n) || std::abs(*n) > 9.0e15) {
     error(v, path, "expected an integer, got " + python_repr(v));
     return std::nullopt;
   }
-  auto n = number(v, path);
-  if (!n) return std::nullopt;
-  return v.is_int() ? v.i : static_cast<int64_t>(*n);
+  return static_cast<int64_t>(*n);
 }
 
 std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path,
@@ -249,10 +287,8 @@ std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::
                 "; expected one of: " + join(dtype_names()));
   }
   if (kind && dtype && from_kind && from_dtype &&
-      scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype)) {
-    error(v, path, "kind and dtype disagree");
-    return std::nullopt;
-  }
+      scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype))
+    warning(v, path, "kind and dtype disagree: dtype " + python_str(*dtype) + " is used");
   if (!kind && !dtype) {
     error(v, path, "missing 'kind' or 'dtype'");
     return std::nullopt;
@@ -285,7 +321,9 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const YamlValue& v, const 
   return out;
 }
 
-// low/high (inclusive, given together), mean, std and p, with their bounds.
+// low/high (inclusive), mean, std and p, with their bounds. A scalar needs both low and high,
+// and low < high, or it cannot be sampled; a tensor keeps the default of the one not given, and
+// bounds that cannot be sampled fail the test that uses it (as in the original framework).
 bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path, bool is_scalar) {
   bool ok = true;
   auto field = [&](const char* key, double& into) {
@@ -303,35 +341,46 @@ bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path
   const YamlValue* low = v.find("low");
   const YamlValue* high = v.find("high");
   if ((low == nullptr) != (high == nullptr)) {
-    error(low ? *low : *high, path + (low ? ".low" : ".high"),
-          "low and high must be given together");
-    ok = false;
+    const YamlValue& given = low ? *low : *high;
+    std::string where = path + (low ? ".low" : ".high");
+    if (is_scalar) {
+      error(given, where, "low and high must be given together");
+      ok = false;
+    } else {
+      warning(given, where,
+              std::string("low and high go together: ") + (low ? "high" : "low") +
+                  " keeps its default " + (low ? "10" : "0"));
+    }
   }
-  n.has_range = low && high;
+  n.has_range = low || high;
   field("low", n.low);
   field("high", n.high);
   field("mean", n.mean);
   field("std", n.std);
   field("p", n.p);
-  if (ok && n.has_range && (is_scalar ? n.low >= n.high : n.low > n.high)) {
-    error(*low, path + ".low",
-          std::string("low must be ") + (is_scalar ? "less than" : "at most") + " high (low " +
-              python_float(n.low) + ", high " + python_float(n.high) + ")");
-    ok = false;
+  if (!ok) return false;
+  std::string bounds = "(low " + python_float(n.low) + ", high " + python_float(n.high) + ")";
+  if (is_scalar && n.has_range && n.low >= n.high) {
+    error(*low, path + ".low", "low must be less than high " + bounds);
+    return false;
   }
+  if (!is_scalar && n.has_range && n.low > n.high)
+    defer(n, low ? *low : *high, path + (low ? ".low" : ".high"), "low must be at most high " + bounds);
   if (const YamlValue* p = v.find("p"); p && (n.p < 0 || n.p > 1)) {
-    error(*p, path + ".p", "p must lie in [0, 1], got " + python_float(n.p));
-    ok = false;
+    std::string message = "p must lie in [0, 1], got " + python_float(n.p);
+    if (is_scalar) {
+      error(*p, path + ".p", message);
+      return false;
+    }
+    defer(n, *p, path + ".p", message);
   }
-  if (const YamlValue* s = v.find("std"); s && n.std < 0) {
-    error(*s, path + ".std", "std must be non-negative, got " + python_float(n.std));
-    ok = false;
-  }
-  return ok;
+  if (const YamlValue* s = v.find("std"); s && n.std < 0)
+    defer(n, *s, path + ".std", "std must be non-negative, got " + python_float(n.std));
+  return true;
 }
 
 // The init method: given, or the dtype's default (bool: bernoulli, integer: randint, floating
-// and complex: normal).
+// and complex: normal). One that cannot produce the dtype fails the test that uses the node.
 bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& path) {
   n.init = n.dtype == c10::ScalarType::Bool      ? Init::Bernoulli
            : c10::isIntegralType(n.dtype, false) ? Init::Randint
@@ -348,12 +397,10 @@ bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& pat
               "; expected one of: " + join(names));
     return false;
   }
-  if (!init_applies(it->second, n.dtype)) {
-    error(*init, path + ".init",
-          "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
-    return false;
-  }
   n.init = it->second;
+  if (!init_applies(it->second, n.dtype))
+    defer(n, *init, path + ".init",
+          "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
   return true;
 }
 
@@ -362,37 +409,57 @@ bool NodeParser::sampling(Node& n, const YamlValue& v, const std::string& path, 
   bool ok = parameters(n, v, path, is_scalar);
   ok = init_method(n, v, path) && ok;
   if (const YamlValue* rg = v.find("requires_grad")) {
-    if (!rg->is_bool()) {
-      error(*rg, path + ".requires_grad", "requires_grad must be a bool");
-      return false;
-    }
-    n.requires_grad = rg->b;
+    auto flag = boolean(*rg, path + ".requires_grad");
+    if (!flag) return false;
+    n.requires_grad = *flag;
   }
   return ok;
 }
 
-// A literal tensor value: nested lists whose lengths follow the shape, numbers at the leaves.
-bool NodeParser::value_matches_shape(const YamlValue& value, const Node& n, size_t depth,
-                                     const std::string& path) {
-  if (depth == n.shape.size()) {
-    bool fits = value.is_bool() || value.is_int() ||
-                (value.is_float() && !c10::isIntegralType(n.dtype, true));
-    if (!fits)
-      error(value, path,
-            "value element " + python_repr(value) + " does not fit dtype " +
-                std::string(c10::toString(n.dtype)));
-    return fits;
+namespace {
+
+// Whether a literal value's nesting follows the shape from `depth` on.
+bool follows_shape(const YamlValue& value, const std::vector<int64_t>& shape, size_t depth) {
+  if (depth == shape.size()) return !value.is_list();
+  if (!value.is_list() || static_cast<int64_t>(value.items.size()) != shape[depth]) return false;
+  return std::all_of(value.items.begin(), value.items.end(),
+                     [&](const YamlValue& item) { return follows_shape(item, shape, depth + 1); });
+}
+
+// The leaves of a literal value (nested lists flattened).
+void leaves(const YamlValue& value, std::vector<const YamlValue*>& out) {
+  if (!value.is_list()) return out.push_back(&value);
+  for (const auto& item : value.items) leaves(item, out);
+}
+
+}  // namespace
+
+// A literal tensor value: numbers (or bools) nested as the shape says. A value whose elements
+// are as many as the shape holds is reshaped to it; a float for an integral dtype is truncated;
+// both with a warning, as the original framework's torch.tensor(value).reshape(shape) reads them.
+void NodeParser::check_value(Node& n, const YamlValue& value, const std::string& path) {
+  std::vector<const YamlValue*> elements;
+  leaves(value, elements);
+  for (const YamlValue* e : elements)
+    if (!e->is_bool() && !e->is_number())
+      return defer(n, *e, path, "value element " + python_repr(*e) + " is not a number");
+  int64_t numel = 1;
+  for (int64_t size : n.shape) numel *= size;
+  std::string dtype = c10::toString(n.dtype);
+  if (!follows_shape(value, n.shape, 0)) {
+    std::string shape = "[" + join_ints(n.shape) + "]";
+    if (static_cast<int64_t>(elements.size()) != numel)
+      return defer(n, value, path,
+                   "value has " + std::to_string(elements.size()) + " elements, shape " + shape +
+                       " holds " + std::to_string(numel));
+    warning(value, path, "value is not nested as shape " + shape + ": its elements are reshaped to it");
   }
-  if (!value.is_list() || static_cast<int64_t>(value.items.size()) != n.shape[depth]) {
-    error(value, path,
-          "value does not match the shape: expected a list of " + std::to_string(n.shape[depth]) +
-              " at depth " + std::to_string(depth));
-    return false;
-  }
-  for (size_t k = 0; k < value.items.size(); ++k)
-    if (!value_matches_shape(value.items[k], n, depth + 1, path + "[" + std::to_string(k) + "]"))
-      return false;
-  return true;
+  if (c10::isIntegralType(n.dtype, true))
+    for (const YamlValue* e : elements)
+      if (e->is_float() && e->f != std::trunc(e->f)) {
+        warning(*e, path, "value element " + python_repr(*e) + " is truncated to dtype " + dtype);
+        break;
+      }
 }
 
 std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
@@ -419,7 +486,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
   if (const YamlValue* value = v.find("value"); value && ok) {
     n.has_value = true;
     n.value = *value;
-    ok = value_matches_shape(*value, n, 0, path + ".value");  // a scalar tensor: shape []
+    check_value(n, *value, path + ".value");  // a scalar tensor: shape []
   }
   if (!ok) return std::nullopt;
   return n;
@@ -436,9 +503,7 @@ std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& pa
     return std::nullopt;
   }
   if (!v.find("kind") && !v.find("dtype") && value) {  // a literal tells its own kind
-    n.dtype = value->is_bool()  ? c10::ScalarType::Bool
-              : value->is_int() ? c10::ScalarType::Long
-                                : c10::ScalarType::Double;
+    n.dtype = literal_dtype(*value);
   } else if (auto dt = dtype(v, path, true)) {
     n.dtype = *dt;
   } else {
@@ -450,13 +515,14 @@ std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& pa
     bool fits = is_bool                               ? value->is_bool()
                 : c10::isIntegralType(n.dtype, false) ? value->is_int()
                                                       : value->is_number();
-    if (!fits) {
-      error(*value, path + ".value",
-            "value " + python_repr(*value) + " does not fit kind " +
-                std::string(is_bool                               ? "bool"
-                            : c10::isIntegralType(n.dtype, false) ? "int"
-                                                                  : "float"));
-      return std::nullopt;
+    if (!fits) {  // the literal is passed as written, as the original framework passes it
+      warning(*value, path + ".value",
+              "value " + python_repr(*value) + " does not fit kind " +
+                  std::string(is_bool                               ? "bool"
+                              : c10::isIntegralType(n.dtype, false) ? "int"
+                                                                    : "float") +
+                  ": it is passed as written");
+      n.dtype = literal_dtype(*value);
     }
     n.has_value = true;
     n.value = *value;
@@ -492,7 +558,11 @@ std::optional<Node> NodeParser::list(const YamlValue& v, const std::string& path
   const YamlValue* len = required(v, "len", path);
   const YamlValue* elem = required(v, "elem", path);
   if (!len || !elem) return std::nullopt;
-  auto n_len = integer(*len, path + ".len");
+  // A fractional len is truncated, as the original framework does, with a warning.
+  auto x = number(*len, path + ".len");
+  if (x && *x != std::trunc(*x))
+    warning(*len, path + ".len", "len " + python_float(*x) + " is truncated to " + python_float(std::trunc(*x)));
+  auto n_len = x ? std::optional<int64_t>(static_cast<int64_t>(*x)) : std::nullopt;
   if (n_len && *n_len < 0) error(*len, path + ".len", "len must be non-negative");
   auto e = node(*elem, path + ".elem");
   if (!n_len || *n_len < 0 || !e) return std::nullopt;
@@ -579,8 +649,8 @@ std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
   } else if (p) {
     n.path = p->s;
   }
-  const YamlValue* args = type == NodeType::Construct ? required(v, "args", path) : v.find("args");
-  if (type == NodeType::Construct && !args) ok = false;
+  const YamlValue* args = v.find("args");  // args and kwargs default to empty
+  if (args && args->is_null()) args = nullptr;
   if (args && !args->is_list()) {
     error(*args, path + ".args", "args must be a list");
     ok = false;

@@ -12,6 +12,9 @@
 
 namespace opsfuzz::suite {
 
+// The warning for a quoted dim name ("N"), which is read as the dim.
+std::string quoted_dim_message(const std::string& name, int64_t value);
+
 class NodeParser {
  public:
   NodeParser(const Document& doc, Diagnostics& diagnostics);
@@ -32,6 +35,13 @@ class NodeParser {
   void check_keys(const YamlValue& map, const std::vector<std::string>& allowed,
                   const std::string& path);
   void error(const YamlValue& at, const std::string& path, std::string message);
+  void warning(const YamlValue& at, const std::string& path, std::string message);
+  // A problem that fails only the test that uses the node: a warning now, n's defect at run time.
+  void defer(Node& n, const YamlValue& at, const std::string& path, std::string message);
+
+  // A bool as the suites' original framework reads one: true/false (any YAML 1.1 spelling), 0/1,
+  // or the strings "true", "t", "y", "1", ... in any case.
+  std::optional<bool> boolean(const YamlValue& v, const std::string& path);
 
   // Numeric fields: numbers, numeric strings or dim symbols.
   std::optional<double> number(const YamlValue& v, const std::string& path);
@@ -55,8 +65,7 @@ class NodeParser {
   bool parameters(Node& n, const YamlValue& v, const std::string& path, bool is_scalar);
   bool init_method(Node& n, const YamlValue& v, const std::string& path);
   std::optional<std::vector<int64_t>> shape(const YamlValue& v, const std::string& path);
-  bool value_matches_shape(const YamlValue& value, const Node& n, size_t depth,
-                           const std::string& path);
+  void check_value(Node& n, const YamlValue& value, const std::string& path);
   const YamlValue* required(const YamlValue& map, const char* key, const std::string& path);
 
   const Document& doc_;

@@ -137,20 +137,25 @@ TEST(Ids, VarNamedLikeADimIsBoundAndNotIterated) {
   EXPECT_NE(r.suite.warnings[0].find("has the name of a dim"), std::string::npos);
 }
 
-TEST(Ids, DuplicateIdsAreErrorsNamingBothOrigins) {
-  std::string e = errors(R"(tests:
+TEST(Ids, DuplicateIdsAreWarningsNamingBothOrigins) {  // and every test is kept, in order
+  LoadResult r = read_suite_text(R"(tests:
   - {id: x, op: aten::relu, in: []}
-  - {id: x, op: aten::relu, in: []}
-)");
-  EXPECT_NE(e.find("t.yaml:3:5: error: tests[1] (x): tests[1]: duplicate test id 'x' (also "
-                   "produced by the test at t.yaml:2:5)"),
+  - {id: x, op: aten::neg, in: []}
+)", "t.yaml");
+  EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str();
+  EXPECT_NE(r.diagnostics.str().find("t.yaml:3:5: warning: tests[1] (x): tests[1]: duplicate test "
+                                     "id 'x' (also produced by the test at t.yaml:2:5)"),
             std::string::npos)
-      << e;
+      << r.diagnostics.str();
+  ASSERT_EQ(r.suite.tests.size(), 2u);
+  EXPECT_EQ(r.suite.tests[1].op, "aten::neg");
 }
 
-TEST(Ids, DuplicatesFromTemplatesAreCaught) {
-  std::string e = errors(templ("{a: [1, 1]}"));
-  EXPECT_NE(e.find("duplicate test id 't__a=1'"), std::string::npos) << e;
+TEST(Ids, DuplicatesFromTemplatesAreKept) {
+  Suite s = valid(templ("{a: [1, 1]}"));
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"t__a=1", "t__a=1"}));
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("duplicate test id 't__a=1'"), std::string::npos);
 }
 
 TEST(IdFilter, ExactAndPrefixPatterns) {

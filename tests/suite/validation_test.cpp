@@ -1,6 +1,10 @@
 // One minimal invalid suite per validation rule: the message and where it points.
 #include <fstream>
 
+#include <ATen/ATen.h>
+
+#include "suite/materialize.h"
+#include "suite/runner.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
@@ -34,6 +38,32 @@ void expect_error(const std::string& yaml, const std::string& token, const std::
   ADD_FAILURE() << "no error at " << pos << " path '" << path << "' with '" << message
                 << "'; got:\n"
                 << r.diagnostics.str();
+}
+
+// Expects no error, and a warning at `token` with the given path whose message contains `message`.
+void expect_warning(const std::string& yaml, const std::string& token, const std::string& path,
+                    const std::string& message) {
+  LoadResult r = read_suite_text(yaml, "t.yaml");
+  EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str();
+  std::string pos = where(yaml, token);
+  for (const auto& d : r.diagnostics.warnings())
+    if (d.pos.str() == pos && d.path == path && d.message.find(message) != std::string::npos)
+      return;
+  ADD_FAILURE() << "no warning at " << pos << " path '" << path << "' with '" << message
+                << "'; got:\n"
+                << r.diagnostics.str();
+}
+
+// A problem the original framework meets only when the test runs: a warning at load time
+// (at `token`), then that test's error when it runs.
+void expect_deferred(const std::string& yaml, const std::string& token, const std::string& path,
+                     const std::string& message) {
+  expect_warning(yaml, token, path, message + ": the test fails when it runs");
+  Suite s = testing::valid(yaml);
+  ASSERT_EQ(s.tests.size(), 1u);
+  TestOutcome o = run_test(s.tests[0], 0);
+  EXPECT_EQ(o.status, Status::Error);
+  EXPECT_NE(o.message.find(path + ": " + message), std::string::npos) << o.message;
 }
 
 // A suite whose single test has the given input node.
@@ -92,9 +122,10 @@ TEST(Validation, UnknownKind) {
                "unknown kind 'flot'");
 }
 
-TEST(Validation, KindAndDtypeMustAgree) {
-  expect_error(with_input("{type: tensor, shape: [2], kind: int, dtype: float32}"), "{type",
-               "tests[0].in[0]", "kind and dtype disagree");
+TEST(Validation, KindAndDtypeDisagreeing) {  // dtype wins, as in the original framework
+  std::string y = with_input("{type: tensor, shape: [2], kind: int, dtype: float32}");
+  expect_warning(y, "{type", "tests[0].in[0]", "kind and dtype disagree: dtype float32 is used");
+  EXPECT_EQ(testing::valid(y).tests[0].in[0].dtype, c10::ScalarType::Float);
 }
 
 TEST(Validation, UnknownInit) {
@@ -104,9 +135,9 @@ TEST(Validation, UnknownInit) {
 
 TEST(Validation, InitMustApplyToTheDtype) {
   std::string y = with_input("{type: tensor, shape: [2], dtype: int64, init: normal}");
-  expect_error(y, "normal", "tests[0].in[0].init", "init 'normal' cannot produce dtype Long");
-  expect_error(with_input("{type: tensor, shape: [2], dtype: complex64, init: bernoulli}"),
-               "bernoulli", "tests[0].in[0].init", "cannot produce dtype ComplexFloat");
+  expect_deferred(y, "normal", "tests[0].in[0].init", "init 'normal' cannot produce dtype Long");
+  expect_deferred(with_input("{type: tensor, shape: [2], dtype: complex64, init: bernoulli}"),
+                  "bernoulli", "tests[0].in[0].init", "init 'bernoulli' cannot produce dtype ComplexFloat");
 }
 
 TEST(Validation, ShapeMustBeANonEmptyList) {
@@ -128,10 +159,11 @@ TEST(Validation, UnknownDimSymbolWithSuggestion) {
                "unknown dim symbol 'BATCH' (did you mean 'BATCHES'?)");
 }
 
-TEST(Validation, QuotedSymbolIsNotADim) {
+TEST(Validation, QuotedSymbolIsReadAsTheDim) {
   std::string y = with_input("{type: tensor, shape: [\"N\"], kind: float}", "dims: {N: 2}\n");
-  expect_error(y, "\"N\"", "tests[0].in[0].shape[0]",
-               "is quoted, so it is a string, not a dim symbol");
+  expect_warning(y, "\"N\"", "tests[0].in[0].shape[0]",
+                 "\"N\" is quoted, but dim symbols are written bare: read as dim N = 2");
+  EXPECT_EQ(testing::valid(y).tests[0].in[0].shape, (std::vector<int64_t>{2}));
 }
 
 TEST(Validation, NumericStringsAreNumbers) {
@@ -157,13 +189,17 @@ TEST(Validation, VarNotAllowedInShape) {
 }
 
 TEST(Validation, LowAndHighTogether) {
-  std::string y = with_input("{type: tensor, shape: [2], kind: float, low: 1}");
+  std::string y = with_input("{type: scalar, kind: float, low: 1}");
   expect_error(y, "1}", "tests[0].in[0].low", "low and high must be given together");
+  // A tensor keeps the default of the other bound, as the original framework does.
+  std::string tensor = with_input("{type: tensor, shape: [2], kind: float, high: 4}");
+  expect_warning(tensor, "4}", "tests[0].in[0].high", "low and high go together: low keeps its default 0");
+  EXPECT_EQ(testing::valid(tensor).tests[0].in[0].low, 0);
 }
 
 TEST(Validation, TensorLowAtMostHigh) {
   std::string y = with_input("{type: tensor, shape: [2], kind: float, low: 3, high: 2}");
-  expect_error(y, "3,", "tests[0].in[0].low", "low must be at most high");
+  expect_deferred(y, "3,", "tests[0].in[0].low", "low must be at most high (low 3.0, high 2.0)");
   testing::valid(with_input("{type: tensor, shape: [2], kind: float, low: 2, high: 2}"));
 }
 
@@ -173,8 +209,10 @@ TEST(Validation, ScalarLowLessThanHigh) {
 }
 
 TEST(Validation, ProbabilitiesInUnitInterval) {
-  expect_error(with_input("{type: tensor, shape: [2], kind: bool, p: 1.5}"), "1.5",
-               "tests[0].in[0].p", "p must lie in [0, 1], got 1.5");
+  expect_error(with_input("{type: scalar, kind: bool, p: 1.5}"), "1.5", "tests[0].in[0].p",
+               "p must lie in [0, 1], got 1.5");
+  expect_deferred(with_input("{type: tensor, shape: [2], kind: bool, p: 1.5}"), "1.5",
+                  "tests[0].in[0].p", "p must lie in [0, 1], got 1.5");
   expect_error(with_input("{type: optional, p_none: -0.1, elem: {type: scalar, kind: int}}"),
                "-0.1", "tests[0].in[0].p_none", "p_none must lie in [0, 1], got -0.1");
 }
@@ -186,26 +224,36 @@ TEST(Validation, NestedPathsInErrors) {
 }
 
 TEST(Validation, StdNonNegative) {
-  expect_error(with_input("{type: tensor, shape: [2], kind: float, std: -1}"), "-1",
-               "tests[0].in[0].std", "std must be non-negative");
+  expect_deferred(with_input("{type: tensor, shape: [2], kind: float, std: -1}"), "-1",
+                  "tests[0].in[0].std", "std must be non-negative, got -1.0");
 }
 
-TEST(Validation, ScalarValueMustFitKind) {
-  expect_error(with_input("{type: scalar, kind: int, value: 1.5}"), "1.5", "tests[0].in[0].value",
-               "value 1.5 does not fit kind int");
+TEST(Validation, ScalarValueNotFittingItsKindIsPassedAsWritten) {
+  std::string y = with_input("{type: scalar, kind: int, value: 1.5}");
+  expect_warning(y, "1.5", "tests[0].in[0].value", "value 1.5 does not fit kind int: it is passed as written");
+  EXPECT_EQ(materialize_inputs(testing::valid(y).tests[0], 0).args[0].toDouble(), 1.5);
 }
 
 TEST(Validation, ConstTensorValueMatchesShape) {
   std::string y =
       with_input("{type: const_tensor, shape: [2, 2], kind: float, value: [[1, 2], [3]]}");
-  expect_error(y, "[3]", "tests[0].in[0].value[1]", "expected a list of 2 at depth 1");
-  expect_error(with_input("{type: const_tensor, shape: [2], kind: int, value: [1, 2.5]}"), "2.5",
-               "tests[0].in[0].value[1]", "does not fit dtype Long");
+  expect_deferred(y, "[[1", "tests[0].in[0].value", "value has 3 elements, shape [2, 2] holds 4");
+  expect_deferred(with_input("{type: const_tensor, shape: [2], kind: float, value: [1, a]}"), "a]",
+                  "tests[0].in[0].value", "value element 'a' is not a number");
+  // As many elements as the shape holds: reshaped, as torch.tensor(value).reshape(shape) does.
+  std::string flat = with_input("{type: const_tensor, shape: [2, 2], kind: int, value: [1, 2, 3, 4.75]}");
+  expect_warning(flat, "[1,", "tests[0].in[0].value", "value is not nested as shape [2, 2]: its elements are reshaped to it");
+  expect_warning(flat, "4.75", "tests[0].in[0].value", "value element 4.75 is truncated to dtype Long");
+  auto t = materialize_inputs(testing::valid(flat).tests[0], 0).args[0].toTensor();
+  EXPECT_TRUE(t.equal(at::arange(1, 5, at::kLong).reshape({2, 2})));
 }
 
 TEST(Validation, ScalarTensorValueFitsDtype) {
-  expect_error(with_input("{type: scalar_tensor, kind: int, value: 2.5}"), "2.5",
-               "tests[0].in[0].value", "value element 2.5 does not fit dtype Long");
+  std::string y = with_input("{type: scalar_tensor, kind: int, value: 2.5}");
+  expect_warning(y, "2.5", "tests[0].in[0].value", "value element 2.5 is truncated to dtype Long");
+  auto t = materialize_inputs(testing::valid(y).tests[0], 0).args[0].toTensor();
+  EXPECT_EQ(t.dim(), 0);
+  EXPECT_EQ(t.item<int64_t>(), 2);
 }
 
 TEST(Validation, IntListNonEmpty) {
@@ -257,11 +305,11 @@ TEST(Validation, ModuleUnknownKey) {
   expect_error(y, "kwarg", "tests[0].op", "unknown key 'kwarg' (did you mean 'kwargs'?)");
 }
 
-TEST(Validation, ConstructNeedsArgs) {
+TEST(Validation, ConstructArgsMustBeAList) {  // and default to empty
   std::string y =
       "tests:\n  - {id: t, op: {type: module, path: torch.nn.Sequential, args: [{type: construct, "
-      "path: torch.nn.ReLU}]}, in: []}\n";
-  expect_error(y, "{type: construct", "tests[0].op.args[0]", "missing required key 'args'");
+      "path: torch.nn.ReLU, args: 3}]}, in: []}\n";
+  expect_error(y, "3}", "tests[0].op.args[0].args", "args must be a list");
 }
 
 TEST(Validation, OpMustBeANameOrModule) {
@@ -277,29 +325,34 @@ TEST(Validation, TemplateVarsNonEmptyLists) {
   std::string y = std::string(kTemplateHead) + "      vars: {a: [], b: 3}\n    in: []\n";
   expect_error(y, "[]", "tests[0].op.vars.a", "var 'a' must be a non-empty list of values");
   expect_error(y, "3}", "tests[0].op.vars.b", "var 'b' must be a non-empty list of values");
-  std::string none = std::string(kTemplateHead) + "    in: []\n";
-  expect_error(none, "type: template_module", "tests[0].op.vars",
-               "vars must be a non-empty mapping");
+  std::string listed = std::string(kTemplateHead) + "      vars: [a]\n    in: []\n";
+  expect_error(listed, "[a]", "tests[0].op.vars", "vars must be a mapping of var names to lists");
 }
 
-TEST(Validation, TemplateVarValuesArePlain) {
-  std::string y =
-      std::string(kTemplateHead) + "      vars: {a: [{type: scalar, kind: int}]}\n    in: []\n";
-  expect_error(y, "{type: scalar", "tests[0].op.vars.a[0]",
-               "var values must be plain values, not nodes");
+TEST(Validation, TemplateVarValuesArePlain) {  // a node among them is a literal mapping
+  std::string y = std::string(kTemplateHead) +
+                  "      vars: {a: [{type: scalar, kind: int}]}\n      args: [{var: a}]\n    in: []\n";
+  expect_warning(y, "{type: scalar", "tests[0].op.vars.a[0]",
+                 "a var value is a plain value: this node is passed as a literal mapping");
+  Suite s = testing::valid(y);
+  const Node& arg = s.tests[0].module->args[0];
+  EXPECT_EQ(arg.type, NodeType::Const);
+  EXPECT_EQ(python_repr(arg.value), "{'type': 'scalar', 'kind': 'int'}");
 }
 
 TEST(Validation, TemplateQuotedDimValue) {
-  std::string y = std::string(kTemplateHead) + "      vars: {feature: [\"N\"]}\n    in: []\n";
-  expect_error(y, "\"N\"", "tests[0].op.vars.feature[0]",
-               "is quoted, so it is a string, not a dim symbol");
+  std::string y = std::string(kTemplateHead) +
+                  "      vars: {feature: [\"N\"]}\n      args: [{var: feature}]\n    in: []\n";
+  expect_warning(y, "\"N\"", "tests[0].op.vars.feature[0]", "read as dim N = 4");
+  Suite s = testing::valid(y);
+  EXPECT_EQ(s.tests[0].id, "t__feature=N");
+  EXPECT_EQ(s.tests[0].module->args[0].value.i, 4);
 }
 
 TEST(Validation, TemplateQuotedDimValueInCase) {
   std::string y = std::string(kTemplateHead) +
                   "      vars: {f: [N]}\n      cases:\n        - {f: 'N'}\n    in: []\n";
-  expect_error(y, "'N'", "tests[0].op.cases[0].f",
-               "is quoted, so it is a string, not a dim symbol");
+  expect_warning(y, "'N'", "tests[0].op.cases[0].f", "read as dim N = 4");
 }
 
 TEST(Validation, CasesOnlyUseDeclaredVars) {
@@ -337,7 +390,7 @@ TEST(Validation, CompareSideNeedsImpl) {
 }
 
 TEST(Validation, CompareSideMustBeAModule) {
-  expect_error(kPair, "modul,", "tests[0].op.b.type", "a compare side must have type: module");
+  expect_error(kPair, "modul,", "tests[0].op.b.type", "a compare side must be a module (type: module)");
 }
 
 TEST(Validation, CompareUnknownKeysInSidesAndCommon) {
@@ -352,12 +405,13 @@ TEST(Validation, UnknownDevice) {
 }
 
 TEST(Validation, CastInput0ToComplex) {
-  std::string y = "tests:\n  - {id: t, op: aten::relu, in: [], cast_input0_to_complex: 1}\n";
-  expect_error(y, "1}", "tests[0].cast_input0_to_complex", "cast_input0_to_complex must be a bool");
+  std::string y = "tests:\n  - {id: t, op: aten::relu, in: [], cast_input0_to_complex: maybe}\n";
+  expect_error(y, "maybe}", "tests[0].cast_input0_to_complex",
+               "cast_input0_to_complex must be a bool, got 'maybe'");
   std::string shape =
       "tests:\n  - {id: t, op: aten::fft_fft, in: [{type: tensor, shape: [4, 3], kind: float}], "
-      "cast_input0_to_complex: true}\n";
-  expect_error(shape, "true", "tests[0].cast_input0_to_complex", "shape [..., 2]");
+      "cast_input0_to_complex: 1}\n";  // 1 is true, as the original framework reads it
+  expect_warning(shape, "1}", "tests[0].cast_input0_to_complex", "shape [..., 2]: the test fails when it runs");
 }
 
 TEST(Validation, DimsAreNonNegativeIntegers) {
