@@ -183,3 +183,42 @@ TEST(Compat, DuplicatePairIdsKeepTheirOwnSides) {
 
 }  // namespace
 }  // namespace opsfuzz::suite
+
+namespace opsfuzz::suite {
+namespace {
+
+// The ```yaml blocks of the format's documentation.
+std::vector<std::string> documented_examples() {
+  std::ifstream in(OPSFUZZ_FORMAT_DOC);
+  std::vector<std::string> out;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      out.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(Compat, EveryExampleOfTheFormatDocumentValidatesAndRuns) {
+  auto examples = documented_examples();
+  ASSERT_GE(examples.size(), 3u);
+  for (const auto& yaml : examples) {
+    LoadResult r = read_suite_text(yaml, "docs.yaml");
+    EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str() << yaml;
+    EXPECT_TRUE(r.diagnostics.warnings().empty()) << r.diagnostics.str() << yaml;
+    EXPECT_FALSE(r.suite.tests.empty()) << yaml;
+    for (const auto& o : run_eager(r.suite, {}))
+      EXPECT_EQ(o.status, Status::Ok) << o.id << ": " << o.message;
+  }
+}
+
+}  // namespace
+}  // namespace opsfuzz::suite
