@@ -13,7 +13,7 @@ std::string_view name(ArgType t) {
       "Tensor", "TensorOpt", "TensorList", "TensorOptList", "Scalar", "ScalarOpt", "ScalarType",
       "ScalarTypeOpt", "Dim", "DimOpt", "DimList", "DimListOpt", "Shape", "Index", "IndexOpt",
       "Length", "LengthOpt", "LengthList", "Bool", "BoolOpt", "Int", "IntOpt", "Float", "FloatOpt",
-      "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt"};
+      "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt", "Layout", "LayoutOpt", "Device", "DeviceOpt"};
   return names[static_cast<int>(t)];
 }
 
@@ -32,7 +32,7 @@ bool is_optional(ArgType t) {
     case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
     case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
     case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt: case ArgType::StringOpt:
-    case ArgType::MemoryFormatOpt:
+    case ArgType::MemoryFormatOpt: case ArgType::LayoutOpt: case ArgType::DeviceOpt:
       return true;
     default:
       return false;
@@ -53,6 +53,8 @@ ArgType base(ArgType t) {
     case ArgType::FloatOpt: return ArgType::Float;
     case ArgType::StringOpt: return ArgType::String;
     case ArgType::MemoryFormatOpt: return ArgType::MemoryFormat;
+    case ArgType::LayoutOpt: return ArgType::Layout;
+    case ArgType::DeviceOpt: return ArgType::Device;
     default: return t;
   }
 }
@@ -68,6 +70,8 @@ bool is_list(ArgType t) { return is_tensor_list(t) || is_int_list(t); }
 bool is_scalar(ArgType t) { return base(t) == ArgType::Scalar; }
 bool is_scalar_type(ArgType t) { return base(t) == ArgType::ScalarType; }
 bool is_memory_format(ArgType t) { return base(t) == ArgType::MemoryFormat; }
+bool is_layout(ArgType t) { return base(t) == ArgType::Layout; }
+bool is_device(ArgType t) { return base(t) == ArgType::Device; }
 bool is_bool(ArgType t) { return base(t) == ArgType::Bool; }
 bool is_float(ArgType t) { return base(t) == ArgType::Float; }
 bool is_string(ArgType t) { return base(t) == ArgType::String; }

@@ -24,6 +24,8 @@ enum class ArgType : uint8_t {
   Float, FloatOpt,
   String, StringOpt,
   MemoryFormat, MemoryFormatOpt,
+  Layout, LayoutOpt,
+  Device, DeviceOpt,
 };
 
 // The six qualities every argument is described by.
@@ -44,6 +46,8 @@ bool is_list(ArgType t);         // any of the two above
 bool is_scalar(ArgType t);       // Scalar, ScalarOpt
 bool is_scalar_type(ArgType t);  // ScalarType, ScalarTypeOpt
 bool is_memory_format(ArgType t);
+bool is_layout(ArgType t);
+bool is_device(ArgType t);
 bool is_bool(ArgType t);
 bool is_float(ArgType t);
 bool is_string(ArgType t);

@@ -24,6 +24,8 @@ std::vector<Value> universe_values(VarType type) {
     case VarType::MemoryFormat:
       return {c10::MemoryFormat::Contiguous, c10::MemoryFormat::Preserve,
               c10::MemoryFormat::ChannelsLast, c10::MemoryFormat::ChannelsLast3d};
+    case VarType::Layout: return {c10::Layout::Strided, c10::Layout::Sparse};
+    case VarType::Device: return {c10::DeviceType::CPU, c10::DeviceType::CUDA};
     default: return out;
   }
 }
@@ -42,8 +44,8 @@ VariableSpace::VariableSpace(VarType type) : type_(type) {
     cofinite_ = true;
   } else {
     static const auto universes = [] {  // built once: the solver makes these spaces constantly
-      std::array<Values, 8> u;
-      for (int t = 0; t < 8; ++t) {
+      std::array<Values, kVarTypes> u;
+      for (int t = 0; t < kVarTypes; ++t) {
         auto vs = universe_values(static_cast<VarType>(t));
         u[static_cast<size_t>(t)].insert(vs.begin(), vs.end());
       }

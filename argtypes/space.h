@@ -25,7 +25,8 @@ class VariableSpace {
   using Intervals = boost::container::small_vector<Interval, 4>;
 
   // Every value of the type: Bool {false, true}; Int (-inf, inf); Float [-inf, inf] and NaN;
-  // ScalarDtype, TensorDtype and MemoryFormat all their values; String and Tuple anything.
+  // ScalarDtype, TensorDtype, MemoryFormat, Layout (strided, sparse_coo) and Device (cpu, cuda)
+  // all their values; String and Tuple anything.
   explicit VariableSpace(VarType type = VarType::Int);
   static VariableSpace of(VarType type, std::span<const Value> values);
   static VariableSpace range(VarType type, double lo, double hi);  // closed; Int or Float

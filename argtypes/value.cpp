@@ -10,7 +10,7 @@ namespace opsfuzz {
 
 std::string_view name(VarType t) {
   static constexpr std::string_view names[] = {"Bool", "Int", "Float", "String", "ScalarDtype",
-                                               "TensorDtype", "MemoryFormat", "Tuple"};
+                                               "TensorDtype", "MemoryFormat", "Layout", "Device", "Tuple"};
   return names[static_cast<int>(t)];
 }
 
@@ -67,6 +67,8 @@ std::string to_string(const Value& v) {
     std::string operator()(ScalarDtype d) const { return std::string(name(d)); }
     std::string operator()(c10::ScalarType t) const { return std::string(name(t)); }
     std::string operator()(c10::MemoryFormat f) const { return std::string(name(f)); }
+    std::string operator()(c10::Layout l) const { return std::string(name(l)); }
+    std::string operator()(c10::DeviceType d) const { return c10::DeviceTypeName(d, /*lower_case=*/true); }
     std::string operator()(const IntList& l) const {
       std::string s = "[";
       for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);

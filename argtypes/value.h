@@ -3,6 +3,8 @@
 
 #include "argtypes/argtypes.h"
 
+#include <c10/core/DeviceType.h>
+#include <c10/core/Layout.h>
 #include <c10/core/MemoryFormat.h>
 
 #include <cstdint>
@@ -13,12 +15,13 @@
 namespace opsfuzz {
 
 // The variable types of the engine. Dim/Index/Length/Rank/Size are Int variables.
-enum class VarType : uint8_t { Bool, Int, Float, String, ScalarDtype, TensorDtype, MemoryFormat, Tuple };
+enum class VarType : uint8_t { Bool, Int, Float, String, ScalarDtype, TensorDtype, MemoryFormat, Layout, Device, Tuple };
+inline constexpr int kVarTypes = static_cast<int>(VarType::Tuple) + 1;
 std::string_view name(VarType t);
 
 using IntList = std::vector<int64_t>;
 using Value = std::variant<bool, int64_t, double, std::string, ScalarDtype, c10::ScalarType,
-                           c10::MemoryFormat, IntList>;
+                           c10::MemoryFormat, c10::Layout, c10::DeviceType, IntList>;
 
 bool is_numeric(const Value& v);     // bool, int64 or double
 double as_double(const Value& v);    // numeric values only

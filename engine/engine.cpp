@@ -87,6 +87,8 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   }
   if (is_scalar_type(type)) return dtypes_;
   if (is_memory_format(type)) return VariableSpace(VarType::MemoryFormat);
+  if (is_layout(type)) return VariableSpace(VarType::Layout);
+  if (is_device(type)) return VariableSpace(VarType::Device);
   if (is_bool(type)) return VariableSpace(VarType::Bool);
   if (is_float(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
   if (is_string(type)) return VariableSpace(VarType::String);

@@ -139,6 +139,8 @@ c10::IValue ArgumentGenerator::generate(const MetaArg& meta, Rng& rng) const {
   if (is_int_list(type)) return c10::IValue(std::get<IntList>(meta.value));
   if (is_scalar_type(type)) return std::get<c10::ScalarType>(meta.value);
   if (is_memory_format(type)) return std::get<c10::MemoryFormat>(meta.value);
+  if (is_layout(type)) return std::get<c10::Layout>(meta.value);
+  if (is_device(type)) return c10::Device(std::get<c10::DeviceType>(meta.value));
   if (is_bool(type)) return as_double(meta.value) != 0;
   if (is_float(type)) return as_double(meta.value);
   if (is_string(type)) return std::get<std::string>(meta.value);

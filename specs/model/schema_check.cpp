@@ -32,6 +32,8 @@ bool matches(ArgType a, const c10::Type& t) {
     case ArgType::Float: return t.kind() == K::FloatType;
     case ArgType::String: return t.kind() == K::StringType;
     case ArgType::MemoryFormat: return t.kind() == K::MemoryFormatType;
+    case ArgType::Layout: return t.kind() == K::LayoutType;
+    case ArgType::Device: return t.kind() == K::DeviceObjType;
     default: return false;
   }
 }
@@ -83,8 +85,8 @@ std::string schema_kinds(ArgType t) {
       "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Scalar", "Scalar?", "ScalarType", "ScalarType?",
       "int", "int?", "int[]", "int[]?", "int[] or SymInt[]", "int or SymInt", "int? or SymInt?",
       "int or SymInt", "int? or SymInt?", "int[] or SymInt[]", "bool", "bool?", "int or SymInt",
-      "int? or SymInt?", "float", "float?", "str", "str?", "MemoryFormat", "MemoryFormat?"};
-  static_assert(std::size(kinds) == static_cast<size_t>(ArgType::MemoryFormatOpt) + 1);
+      "int? or SymInt?", "float", "float?", "str", "str?", "MemoryFormat", "MemoryFormat?", "Layout", "Layout?", "Device", "Device?"};
+  static_assert(std::size(kinds) == static_cast<size_t>(ArgType::DeviceOpt) + 1);
   return kinds[static_cast<int>(t)];
 }
 

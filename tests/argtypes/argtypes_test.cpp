@@ -16,6 +16,12 @@ TEST(ArgType, Predicates) {
   EXPECT_TRUE(is_int(ArgType::IndexOpt));
   EXPECT_FALSE(is_int(ArgType::DimList));
   EXPECT_EQ(base(ArgType::MemoryFormatOpt), ArgType::MemoryFormat);
+  EXPECT_EQ(base(ArgType::LayoutOpt), ArgType::Layout);
+  EXPECT_EQ(base(ArgType::DeviceOpt), ArgType::Device);
+  EXPECT_TRUE(is_layout(ArgType::LayoutOpt) && is_optional(ArgType::LayoutOpt));
+  EXPECT_TRUE(is_device(ArgType::DeviceOpt) && is_optional(ArgType::DeviceOpt));
+  EXPECT_FALSE(is_device(ArgType::Layout));
+  EXPECT_EQ(name(ArgType::DeviceOpt), "DeviceOpt");
 }
 
 TEST(ArgType, HierarchiesFollowTheSolvingOrder) {

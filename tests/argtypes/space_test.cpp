@@ -92,6 +92,18 @@ TEST(VariableSpace, DiscreteDtypesAndCofiniteStrings) {
   EXPECT_EQ(s.size(), -1);
 }
 
+TEST(VariableSpace, LayoutsAndDevices) {
+  VariableSpace l(VarType::Layout);
+  EXPECT_EQ(l.size(), 2);  // strided and sparse_coo
+  l.eq(c10::Layout::Strided);
+  EXPECT_EQ(l.enumerate(5), std::vector<Value>{c10::Layout::Strided});
+  VariableSpace d(VarType::Device);
+  d.ne(c10::DeviceType::CPU);
+  EXPECT_EQ(d.enumerate(5), std::vector<Value>{c10::DeviceType::CUDA});
+  EXPECT_EQ(to_string(Value(c10::DeviceType::CPU)), "cpu");
+  EXPECT_EQ(to_string(Value(c10::Layout::Strided)), "strided");
+}
+
 TEST(VariableSpace, OrderingADiscreteNonNumericSpaceIsAnError) {
   VariableSpace s(VarType::String);
   EXPECT_THROW(s.le(3), std::logic_error);

@@ -211,6 +211,23 @@ TEST(MetaArgTupleEngine, ScopeConstraintsAreNeverNegated) {
   EXPECT_EQ(engine.valid_tasks().size(), 1u);
 }
 
+TEST(MetaArgTupleEngine, LayoutAndDeviceValues) {
+  Spec s("t.device");
+  s.in(LayoutOpt("layout").value(Eq(c10::Layout::Strided))).in(Device("device").value(Eq(c10::DeviceType::CPU)));
+  Config cfg;
+  MetaArgTupleEngine engine(s, cfg);
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    auto t = solve_one(s, {1, Attribute::Value, -1}, static_cast<int>(seed % 6), seed, engine);
+    EXPECT_TRUE(t.metas[0].none || std::get<c10::Layout>(t.metas[0].value) == c10::Layout::Strided);
+    EXPECT_EQ(std::get<c10::DeviceType>(t.metas[1].value), c10::DeviceType::CPU);
+  }
+  auto tasks = engine.invalid_tasks();
+  ASSERT_EQ(tasks.size(), 2u);
+  auto t = solve_one(s, tasks[1], 0, 3, engine);
+  EXPECT_EQ(t.violated, "device == cpu");
+  EXPECT_EQ(std::get<c10::DeviceType>(t.metas[1].value), c10::DeviceType::CUDA);
+}
+
 TEST(Config, ParsesWordsAndRejectsUnknownOnes) {
   auto cfg = Config::parse("half,empty,nozerodim,channels_last");
   EXPECT_TRUE(cfg.tensor.half);

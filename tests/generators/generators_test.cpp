@@ -99,6 +99,14 @@ TEST(ArgumentGenerator, SchemaTypes) {
   dtype.argtype = ArgType::ScalarType;
   dtype.value = c10::ScalarType::Half;
   EXPECT_EQ(gen.generate(dtype, rng).toScalarType(), c10::ScalarType::Half);
+  MetaArg layout;
+  layout.argtype = ArgType::LayoutOpt;
+  layout.value = c10::Layout::Strided;
+  EXPECT_EQ(gen.generate(layout, rng).toLayout(), c10::Layout::Strided);
+  MetaArg device;
+  device.argtype = ArgType::Device;
+  device.value = c10::DeviceType::CPU;
+  EXPECT_EQ(gen.generate(device, rng).toDevice(), c10::Device(c10::kCPU));
   MetaArg opt_list;
   opt_list.argtype = ArgType::TensorOptList;
   opt_list.tensors.resize(2);

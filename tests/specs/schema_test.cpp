@@ -76,6 +76,17 @@ TEST(SchemaCheck, KindsOptionalityAndOrderAreCaught) {
             "index_select.default against aten::index_select: argument 'dim' comes later in the spec than in the schema\n");
 }
 
+TEST(SchemaCheck, LayoutAndDeviceKinds) {
+  Spec ok("zeros.default");
+  ok.in(Shape("size")).kw(ScalarTypeOpt("dtype")).kw(LayoutOpt("layout")).kw(DeviceOpt("device")).kw(BoolOpt("pin_memory"));
+  EXPECT_EQ(joined(mismatches(ok)), "");
+  Spec swapped("zeros.default");
+  swapped.in(Shape("size")).kw(ScalarTypeOpt("dtype")).kw(DeviceOpt("layout")).kw(Layout("device"));
+  EXPECT_EQ(joined(mismatches(swapped)),
+            "zeros.default against aten::zeros: argument 'layout' is DeviceOpt in the spec (Device?) but int? in the schema\n"
+            "zeros.default against aten::zeros: argument 'device' is Layout in the spec (Layout) but Device? in the schema\n");
+}
+
 TEST(SchemaCheck, OutArgumentsAreCheckedAgainstTheOutOverload) {
   Spec s("add.Tensor");
   s.in(Tensor("self")).in(Tensor("other")).kw(Scalar("alpha")).out(Tensor("result"));
