@@ -20,7 +20,11 @@ std::span<const SpecFn> norm_specs();
 std::span<const SpecFn> creation_specs();
 
 // Family builders, for ops whose specs differ in a line.
-// op(Tensor self) -> Tensor, pointwise, for self of `dtypes` (every dtype when empty).
-Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {});
+// Whether an op's CPU kernel has a float16 path where its contract takes float16.
+enum class CpuFloat16 { Present, Missing };
+// op(Tensor self) -> Tensor, pointwise, for self of `dtypes` (every dtype when empty). A missing
+// float16 kernel is a deviation: valid samples avoid float16 self unless under the contract.
+Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {},
+                     CpuFloat16 float16 = CpuFloat16::Present);
 
 }  // namespace opsfuzz::db

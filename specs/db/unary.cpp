@@ -3,44 +3,187 @@
 namespace opsfuzz::db {
 using namespace dsl;
 
-Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes) {
+namespace {
+using S = c10::ScalarType;
+
+// The dtypes of the contracts below (complex is never generated).
+const std::vector<S> kIntegralAndBool = {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long};
+// Numbers: not bool, which takes no arithmetic (neg, abs, rounding, relu, hardtanh).
+const std::vector<S> kNumbers = {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double};
+const std::vector<S> kFloating = {S::Half, S::BFloat16, S::Float, S::Double};
+
+// The self of a pointwise op: of `dtypes` (every dtype when empty), and without float16 when
+// the CPU kernel lacks it (a deviation of `op`).
+ArgSpec pointwise_self(const std::string& op, std::vector<S> dtypes, CpuFloat16 float16) {
   ArgSpec self = Tensor("self");
   if (!dtypes.empty()) self.dtype(In(std::move(dtypes)));
+  if (float16 == CpuFloat16::Missing) {
+    auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
+        "the CPU kernel is not implemented for float16 self (\"... not implemented for 'Half'\"), though it "
+        "is for bfloat16",
+        "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
+    self.dtype(Avoid(missing, NotIn(std::vector{S::Half})));
+  }
+  return self;
+}
+}  // namespace
+
+Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes, CpuFloat16 float16) {
+  ArgSpec self = pointwise_self(op, std::move(dtypes), float16);
   return Spec(std::move(op)).in(std::move(self));
 }
 
 namespace {
-using S = c10::ScalarType;
 
-// neg(Tensor self) -> Tensor: not for bool (logical_not is)
-Spec neg() {
-  return unary_pointwise("neg.default", {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double});
+// Float-result math functions: self of every dtype, bool and integral self promoted to the
+// default float dtype. Their CPU kernels have no float16 path.
+Spec float_math(std::string op) { return unary_pointwise(std::move(op), {}, CpuFloat16::Missing); }
+// Rounding (ceil, floor, round, trunc): numbers; an integral self is returned as it is.
+Spec rounding(std::string op) { return unary_pointwise(std::move(op), kNumbers, CpuFloat16::Missing); }
+// Activations defined on floating self only.
+Spec activation(std::string op) { return unary_pointwise(std::move(op), kFloating, CpuFloat16::Missing); }
+
+Spec acos() { return float_math("acos.default"); }
+Spec acosh() { return float_math("acosh.default"); }
+Spec asin() { return float_math("asin.default"); }
+Spec asinh() { return float_math("asinh.default"); }
+Spec atan() { return float_math("atan.default"); }
+Spec atanh() { return float_math("atanh.default"); }
+Spec cos() { return float_math("cos.default"); }
+Spec cosh() { return float_math("cosh.default"); }
+Spec sin() { return float_math("sin.default"); }
+Spec sinh() { return float_math("sinh.default"); }
+Spec tan() { return float_math("tan.default"); }
+Spec tanh() { return float_math("tanh.default"); }
+Spec erf() { return float_math("erf.default"); }
+Spec erfinv() { return float_math("erfinv.default"); }
+Spec exp() { return float_math("exp.default"); }
+Spec expm1() { return float_math("expm1.default"); }
+Spec log() { return float_math("log.default"); }
+Spec log10() { return float_math("log10.default"); }
+Spec log1p() { return float_math("log1p.default"); }
+Spec log2() { return float_math("log2.default"); }
+Spec rsqrt() { return float_math("rsqrt.default"); }
+Spec sqrt() { return float_math("sqrt.default"); }
+Spec sigmoid() { return float_math("sigmoid.default"); }
+// reciprocal(Tensor self) -> Tensor: float result, with a float16 kernel
+Spec reciprocal() { return unary_pointwise("reciprocal.default"); }
+// logit(Tensor self, float? eps=None) -> Tensor: self clamped to [eps, 1 - eps] when eps is given
+Spec logit() {
+  return float_math("logit.default").in(FloatOpt("eps"));
 }
-// logical_not(Tensor self) -> Tensor
-Spec logical_not() { return unary_pointwise("logical_not.default"); }
-// isnan(Tensor self) -> Tensor
-Spec isnan() { return unary_pointwise("isnan.default"); }
 
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Spec ceil() { return rounding("ceil.default"); }
+Spec floor() { return rounding("floor.default"); }
+Spec round() { return rounding("round.default"); }
+Spec trunc() { return rounding("trunc.default"); }
+
+// Every dtype, the result of self's dtype (or bool).
+Spec neg() { return unary_pointwise("neg.default", kNumbers); }
+Spec abs() { return unary_pointwise("abs.default", kNumbers); }
+Spec sign() { return unary_pointwise("sign.default"); }
+Spec bitwise_not() { return unary_pointwise("bitwise_not.default", kIntegralAndBool); }
+Spec logical_not() { return unary_pointwise("logical_not.default"); }
+Spec isnan() { return unary_pointwise("isnan.default"); }
+Spec isinf() { return unary_pointwise("isinf.default"); }
+Spec isfinite() { return unary_pointwise("isfinite.default"); }
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+// (an integral or bool self is returned as it is)
+Spec nan_to_num() {
+  return unary_pointwise("nan_to_num.default").in(FloatOpt("nan")).in(FloatOpt("posinf")).in(FloatOpt("neginf"));
+}
+
+// relu(Tensor self) -> Tensor: numbers ("Boolean inputs not supported for relu")
+Spec relu() { return unary_pointwise("relu.default", kNumbers, CpuFloat16::Missing); }
+Spec silu() { return activation("silu.default"); }
+Spec hardswish() { return activation("hardswish.default"); }
+// gelu(Tensor self, *, str approximate="none") -> Tensor
+Spec gelu() {
+  return activation("gelu.default").kw(String("approximate").value(In(std::vector<std::string>{"none", "tanh"})));
+}
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Spec leaky_relu() {
+  return activation("leaky_relu.default").in(Scalar("negative_slope"));
+}
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Spec elu() {
+  return activation("elu.default").in(Scalar("alpha")).in(Scalar("scale")).in(Scalar("input_scale"));
+}
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Spec softplus() {
+  return activation("softplus.default").in(Scalar("beta")).in(Scalar("threshold"));
+}
+// glu(Tensor self, int dim=-1) -> Tensor: self halved along dim ("glu does not support
+// 0-dimensional tensors", "Halving dimension must be even")
+Spec glu() {
+  return Spec("glu.default")
+      .in(pointwise_self("glu.default", kFloating, CpuFloat16::Missing)
+            .rank(Ge(1)))
+      .in(Dim("dim").deps("self")
+            .value(dim_of("self")))
+      .joint("self.size(dim) % 2 == 0", size("self", value("dim")) % 2 == 0);
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+// Numbers ("Bool inputs not supported for hardtanh"); an integral self takes the limits
+// truncated to integers, which for uint8 must not be negative ("cannot do hardtanh on an
+// unsigned type with negative limits"). min_val > max_val is allowed (every element becomes
+// max_val).
+Spec hardtanh() {
+  auto limit = [](const char* name) {
+    return Scalar(name).deps("self")
+        .value(Gt("-1 when self is uint8 (truncated, it is not negative)", [](const Ctx& c) -> std::optional<double> {
+          if (c.dtype("self") != S::Byte || c.self().scalar_dtype == ScalarDtype::Bool) return std::nullopt;
+          return -1.0;
+        }));
+  };
+  return unary_pointwise("hardtanh.default", kNumbers, CpuFloat16::Missing).in(limit("min_val")).in(limit("max_val"));
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor, clamp_min(Tensor self,
+// Scalar min) -> Tensor, clamp_max(Tensor self, Scalar max) -> Tensor: the result takes the
+// dtype self promotes to with the bounds given, which must not be bool (there is no bool clamp:
+// "clamp_min_cpu" not implemented for 'Bool'); a bool self with an int or float bound is clamped
+// as int64 or float.
+bool is_bool_or_none(const Ctx& c, std::string_view bound) {
+  return c.is_none(bound) || c.scalar_dtype(bound) == ScalarDtype::Bool;
+}
+Spec clamp_bound(std::string op, const char* bound) {
+  return unary_pointwise(std::move(op), {}, CpuFloat16::Missing)
+      .in(Scalar(bound).deps("self")
+            .dtype(Ne("bool when self is bool", [](const Ctx& c) -> std::optional<ScalarDtype> {
+              if (c.dtype("self") != S::Bool) return std::nullopt;
+              return ScalarDtype::Bool;
+            })));
+}
+Spec clamp_min() { return clamp_bound("clamp_min.default", "min"); }
+Spec clamp_max() { return clamp_bound("clamp_max.default", "max"); }
 Spec clamp() {
-  auto bool_half = deviation("clamp.bool_half_self",
-      "clamp refuses bool and float16 self for some min/max combinations and takes them for others",
-      "ops-fuzz sweep clamp.default --config contract,half --seed 0 --max 300");
-  return Spec("clamp.default")
-      .in(Tensor("self")
-            .dtype(Avoid(bool_half, NotIn(std::vector{c10::ScalarType::Bool, c10::ScalarType::Half}))))
+  return unary_pointwise("clamp.default", {}, CpuFloat16::Missing)
       .in(ScalarOpt("min"))
-      .in(ScalarOpt("max").deps("min")
+      .in(ScalarOpt("max").deps("self", "min")
             .optional(Named("min or max is given", Eq("False when min is None", [](const Ctx& c) -> std::optional<bool> {
               if (c.is_none("min")) return false;
               return std::nullopt;
-            }))));
+            })))
+            .optional(Named("max is given when self and min are bool", Eq("False then", [](const Ctx& c) -> std::optional<bool> {
+              if (c.dtype("self") == S::Bool && is_bool_or_none(c, "min")) return false;
+              return std::nullopt;
+            })))
+            .dtype(Ne("bool when self is bool and min is bool or None", [](const Ctx& c) -> std::optional<ScalarDtype> {
+              if (c.dtype("self") != S::Bool || !is_bool_or_none(c, "min")) return std::nullopt;
+              return ScalarDtype::Bool;
+            })));
 }
 
 }  // namespace
 
 std::span<const SpecFn> unary_specs() {
-  static constexpr SpecFn table[] = {clamp, neg, logical_not, isnan};
+  static constexpr SpecFn table[] = {
+      clamp, clamp_min, clamp_max, neg, abs, sign, bitwise_not, logical_not, isnan, isinf, isfinite, nan_to_num,
+      acos, acosh, asin, asinh, atan, atanh, cos, cosh, sin, sinh, tan, tanh, erf, erfinv, exp, expm1,
+      log, log10, log1p, log2, rsqrt, sqrt, sigmoid, reciprocal, logit, ceil, floor, round, trunc,
+      relu, silu, hardswish, gelu, leaky_relu, elu, softplus, glu, hardtanh};
   return table;
 }
 
