@@ -124,18 +124,33 @@ Spec glu() {
       .joint("self.size(dim) % 2 == 0", size("self", value("dim")) % 2 == 0);
 }
 
+// The range of an integral dtype (uint8 from 0).
+std::pair<double, double> integral_range(c10::ScalarType t) {
+  switch (t) {
+    case S::Byte: return {0, 255};
+    case S::Char: return {-128, 127};
+    case S::Short: return {-32768, 32767};
+    case S::Int: return {-2147483648.0, 2147483647.0};
+    default: return {-9223372036854775808.0, 9223372036854775807.0};
+  }
+}
+
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-// Numbers ("Bool inputs not supported for hardtanh"); an integral self takes the limits
-// truncated to integers, which for uint8 must not be negative ("cannot do hardtanh on an
-// unsigned type with negative limits"). min_val > max_val is allowed (every element becomes
-// max_val).
+// Numbers ("Bool inputs not supported for hardtanh"). An integral self takes the limits
+// truncated toward zero, which must fit its dtype ("value cannot be converted to type int8_t
+// without overflow"; for uint8 "cannot do hardtanh on an unsigned type with negative limits").
+// min_val > max_val is allowed (every element becomes max_val).
 Spec hardtanh() {
-  auto limit = [](const char* name) {
+  auto bound = [](const Ctx& c, int side) -> std::optional<double> {
+    auto t = c.dtype("self");
+    if (!c10::isIntegralType(t, false) || c.self().scalar_dtype == ScalarDtype::Bool) return std::nullopt;
+    auto [lo, hi] = integral_range(t);
+    return side < 0 ? lo - 1 : hi + 1;
+  };
+  auto limit = [bound](const char* name) {
     return Scalar(name).deps("self")
-        .value(Gt("-1 when self is uint8 (truncated, it is not negative)", [](const Ctx& c) -> std::optional<double> {
-          if (c.dtype("self") != S::Byte || c.self().scalar_dtype == ScalarDtype::Bool) return std::nullopt;
-          return -1.0;
-        }));
+        .value(Gt("the least value of an integral self.dtype - 1", [bound](const Ctx& c) { return bound(c, -1); }))
+        .value(Lt("the greatest value of an integral self.dtype + 1", [bound](const Ctx& c) { return bound(c, 1); }));
   };
   return unary_pointwise("hardtanh.default", kNumbers, CpuFloat16::Missing).in(limit("min_val")).in(limit("max_val"));
 }
@@ -145,8 +160,15 @@ Spec hardtanh() {
 // dtype self promotes to with the bounds given, which must not be bool (there is no bool clamp:
 // "clamp_min_cpu" not implemented for 'Bool'); a bool self with an int or float bound is clamped
 // as int64 or float.
+// The bounds are converted to an integral result dtype, which they must fit.
 bool is_bool_or_none(const Ctx& c, std::string_view bound) {
   return c.is_none(bound) || c.scalar_dtype(bound) == ScalarDtype::Bool;
+}
+bool is_float(const Ctx& c, std::string_view bound) {
+  return !c.is_none(bound) && c.scalar_dtype(bound) == ScalarDtype::Float;
+}
+c10::ScalarType result_without_float_bounds(const Ctx& c) {
+  return c.dtype("self") == S::Bool ? S::Long : c.dtype("self");
 }
 Spec clamp_bound(std::string op, const char* bound) {
   return unary_pointwise(std::move(op), {}, CpuFloat16::Missing)
@@ -154,13 +176,24 @@ Spec clamp_bound(std::string op, const char* bound) {
             .dtype(Ne("bool when self is bool", [](const Ctx& c) -> std::optional<ScalarDtype> {
               if (c.dtype("self") != S::Bool) return std::nullopt;
               return ScalarDtype::Bool;
+            }))
+            .value(fits_dtype("the result dtype (self.dtype, or int64 for a bool self; none when " + std::string(bound) + " is float)",
+                              [](const Ctx& c) -> std::optional<c10::ScalarType> {
+              if (c.self().scalar_dtype == ScalarDtype::Float) return std::nullopt;
+              return result_without_float_bounds(c);
             })));
 }
 Spec clamp_min() { return clamp_bound("clamp_min.default", "min"); }
 Spec clamp_max() { return clamp_bound("clamp_max.default", "max"); }
+// min fits the result only when max is not float, and max is solved after min: min is kept
+// inside self.dtype's range (a scope), and max states the rule.
 Spec clamp() {
   return unary_pointwise("clamp.default", {}, CpuFloat16::Missing)
-      .in(ScalarOpt("min"))
+      .in(ScalarOpt("min").deps("self")
+            .value(Scope(fits_dtype("self.dtype (int64 for a bool self) unless min is float", [](const Ctx& c) -> std::optional<c10::ScalarType> {
+              if (c.self().scalar_dtype == ScalarDtype::Float) return std::nullopt;
+              return result_without_float_bounds(c);
+            }))))
       .in(ScalarOpt("max").deps("self", "min")
             .optional(Named("min or max is given", Eq("False when min is None", [](const Ctx& c) -> std::optional<bool> {
               if (c.is_none("min")) return false;
@@ -173,6 +206,11 @@ Spec clamp() {
             .dtype(Ne("bool when self is bool and min is bool or None", [](const Ctx& c) -> std::optional<ScalarDtype> {
               if (c.dtype("self") != S::Bool || !is_bool_or_none(c, "min")) return std::nullopt;
               return ScalarDtype::Bool;
+            }))
+            .value(fits_dtype("the result dtype (self.dtype, or int64 for a bool self; none when min or max is float)",
+                              [](const Ctx& c) -> std::optional<c10::ScalarType> {
+              if (c.self().scalar_dtype == ScalarDtype::Float || is_float(c, "min")) return std::nullopt;
+              return result_without_float_bounds(c);
             })));
 }
 
