@@ -59,14 +59,19 @@ Cond broadcastable_with(std::vector<std::string> args) {
   });
 }
 
-Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
-  return Be("the range of " + what, [dtype](const Ctx& c) -> std::optional<std::vector<double>> {
+namespace {
+// The values of an integral dtype `dtype(c)` (none, or not integral: no constraint) that a value
+// of the argument being solved converts into; `wrap`: integers wrap around (a tensor's cast).
+Cond integral_range(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype, bool wrap) {
+  return Be("the range of " + what, [dtype, wrap](const Ctx& c) -> std::optional<std::vector<double>> {
     auto t = dtype(c);
     if (!t || !c10::isIntegralType(*t, false)) return std::nullopt;  // bool takes any value
+    ScalarDtype from = has_tensors(c.self().argtype) ? scalar_dtype_of(c.tensor().dtype) : c.self().scalar_dtype;
+    if (wrap && from != ScalarDtype::Float) return std::nullopt;
     double lo = 0, hi = 0;
     switch (*t) {
       case c10::ScalarType::Byte:  // negative integers wrap around, negative floats overflow
-        lo = c.self().scalar_dtype == ScalarDtype::Float ? 0 : -255, hi = 255;
+        lo = from == ScalarDtype::Float ? 0 : -255, hi = 255;
         break;
       case c10::ScalarType::Char: range_of<int8_t>(lo, hi); break;
       case c10::ScalarType::Short: range_of<int16_t>(lo, hi); break;
@@ -76,6 +81,15 @@ Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(c
     }
     return std::vector<double>{lo, hi};
   });
+}
+}  // namespace
+
+Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
+  return integral_range(std::move(what), std::move(dtype), false);
+}
+
+Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype) {
+  return integral_range(std::move(what), std::move(dtype), true);
 }
 
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args) {

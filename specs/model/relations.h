@@ -15,8 +15,12 @@ Cond unique_dim_of(std::string arg);
 Cond broadcastable_with(std::vector<std::string> args);
 // For a Scalar value written into tensors of dtype `dtype(c)` (none: no constraint): integral
 // dtypes take only values in their range (uint8 also negative integers, which wrap around).
-// `what` names that dtype in the label.
+// `what` names that dtype in the label. A tensor's values (a 0-dim tensor read as a Scalar)
+// follow the same rule.
 Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
+// For a tensor's values cast to dtype `dtype(c)`: float values stay in the range of an integral
+// dtype (out of it the cast is undefined); integers wrap around, so they are free.
+Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
 // The dtype that type promotion gives the tensors `args`.
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args);
 // The positive divisors of n that are at most `limit`.
