@@ -78,7 +78,8 @@ Spec floor() { return rounding("floor.default"); }
 Spec round() { return rounding("round.default"); }
 Spec trunc() { return rounding("trunc.default"); }
 
-// Every dtype, the result of self's dtype (or bool).
+// The result of self's dtype (or bool). neg and abs of the lowest value of a signed integral
+// dtype wrap around to it, as integer arithmetic does throughout.
 Spec neg() { return unary_pointwise("neg.default", kNumbers); }
 Spec abs() { return unary_pointwise("abs.default", kNumbers); }
 Spec sign() { return unary_pointwise("sign.default"); }
@@ -116,12 +117,14 @@ Spec softplus() {
 // glu(Tensor self, int dim=-1) -> Tensor: self halved along dim ("glu does not support
 // 0-dimensional tensors", "Halving dimension must be even")
 Spec glu() {
+  Term dims = ite(rank("self") == 0, 1, rank("self"));  // as dim_of: a 0-dim self has one dim
   return Spec("glu.default")
       .in(pointwise_self("glu.default", kFloating, CpuFloat16::Missing)
             .rank(Ge(1)))
-      .in(Dim("dim").deps("self")
-            .value(dim_of("self")))
-      .joint("self.size(dim) % 2 == 0", size("self", value("dim")) % 2 == 0);
+      .in(Dim("dim").deps("self"))
+      // Both rules are joint, so that the solver keeps an even size along some dim of self.
+      .joint("dim in [-self.rank, self.rank)", value("dim") >= -dims && value("dim") < dims)
+      .joint("self.size(dim) % 2 == 0", rank("self") == 0 || size("self", value("dim")) % 2 == 0);
 }
 
 // The range of an integral dtype (uint8 from 0).
