@@ -9,7 +9,7 @@ using namespace dsl;
 namespace {
 using S = c10::ScalarType;
 
-const std::vector<S> kFloating{S::Half, S::BFloat16, S::Float, S::Double};
+const std::vector<S> kFloating(floating_dtypes().begin(), floating_dtypes().end());
 
 // How a reduction names the dims it reduces.
 enum class Dims {
@@ -46,10 +46,7 @@ std::optional<bool> given_when_self_is_empty(const Ctx& c) {
   return std::nullopt;
 }
 
-std::optional<c10::ScalarType> the_dtype(const Ctx& c) {
-  if (c.is_none("dtype")) return std::nullopt;
-  return std::get<c10::ScalarType>(c.meta("dtype").value);
-}
+std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return scalar_type_of(c, "dtype"); }
 
 // Tensor self, cast to `dtype` when the op has one: float values cast to an integral dtype
 // outside its range are undefined, so they stay out of the samples.

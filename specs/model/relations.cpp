@@ -92,6 +92,11 @@ Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(c
   return integral_range(std::move(what), std::move(dtype), true);
 }
 
+std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg) {
+  if (c.is_none(arg)) return std::nullopt;
+  return std::get<c10::ScalarType>(c.meta(arg).value);
+}
+
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args) {
   c10::ScalarType t = c.dtype(*args.begin());
   for (auto a : args) t = c10::promoteTypes(t, c.dtype(a));

@@ -21,6 +21,8 @@ Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(c
 // For a tensor's values cast to dtype `dtype(c)`: float values stay in the range of an integral
 // dtype (out of it the cast is undefined); integers wrap around, so they are free.
 Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
+// The value of the ScalarType? argument `arg`; nullopt when it is None.
+std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg);
 // The dtype that type promotion gives the tensors `args`.
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args);
 // The positive divisors of n that are at most `limit`.
