@@ -229,7 +229,7 @@ Spec fill_tensor() {
             .value(Scope(fits_dtype("self.dtype", [](const Ctx& c) -> std::optional<c10::ScalarType> { return c.dtype("self"); }))));
 }
 
-// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor); out= tensors out0, out1
 Spec native_dropout() {
   auto eval_p = deviation("native_dropout.p_unchecked_without_training",
       "p outside [0, 1] is accepted when train is False or input is empty (only the training path's "
@@ -259,7 +259,11 @@ Spec native_dropout() {
               if (training(c)) return std::nullopt;
               return std::vector<double>{0, 1};
             })))))
-      .in(BoolOpt("train"));
+      .in(BoolOpt("train"))
+      .out(Tensor("out0").deps("input")
+             .dtype(Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); })))
+      .out(Tensor("out1")
+             .dtype(Eq(S::Bool)));
 }
 
 // _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,

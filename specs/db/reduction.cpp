@@ -20,6 +20,16 @@ enum class Dims {
   ListOpt,  // int[1]? dim: None or [] reduces every dim
 };
 
+// The out= tensor of an op's .out overload, by its dtype.
+enum class Out {
+  None,    // no .out overload with these arguments
+  Result,  // the result dtype: dtype when given, else self's (integral self into int64 with a dtype argument)
+  Self,    // self's dtype
+  Long,    // int64 indices
+  Any,     // any's: uint8 for uint8 self, else bool
+  Float,   // self's dtype when floating, else float32
+};
+
 struct Reduce {
   Dims dims = Dims::All;
   bool keepdim = false;          // bool keepdim=False after dim
@@ -29,6 +39,7 @@ struct Reduce {
   bool floating_result = false;  // the result's dtype (dtype, else self's) is floating
   std::vector<Cond> dim_length{};  // more conditions on len(dim)
   bool size_one_returns = false;   // a reduced dim of size 1 returns before the dtype is checked
+  Out out = Out::None;             // the op's .out overload
 };
 
 // The dims of self, in both spellings, whose size is not zero (a zero-dim self has one element).
@@ -71,6 +82,26 @@ S result_dtype(const Ctx& c, bool dtype_arg, S self) {
 }
 
 bool in(const std::vector<S>& set, S t) { return std::find(set.begin(), set.end(), t) != set.end(); }
+
+// Tensor(a!) out of dtype `o`; any shape, which the kernel resizes.
+ArgSpec out_tensor(Out o, bool dtype_arg) {
+  ArgSpec out = Tensor("out").deps("self");
+  if (dtype_arg) out.deps("dtype");
+  switch (o) {
+    case Out::None: break;
+    case Out::Result:
+      return out.dtype(Eq("the result dtype", [dtype_arg](const Ctx& c) { return result_dtype(c, dtype_arg, c.dtype("self")); }));
+    case Out::Self: return out.dtype(Eq("self.dtype", [](const Ctx& c) { return c.dtype("self"); }));
+    case Out::Long: return out.dtype(Eq(S::Long));
+    case Out::Float:
+      return out.dtype(Eq("self.dtype when floating, else float32", [](const Ctx& c) {
+        return is_floating(c.dtype("self")) ? c.dtype("self") : S::Float;
+      }));
+    case Out::Any:
+      return out.dtype(Eq("uint8 for uint8 self, else bool", [](const Ctx& c) { return c.dtype("self") == S::Byte ? S::Byte : S::Bool; }));
+  }
+  return out;
+}
 
 // The dim argument of a reduction that reduces `r.dims`. Without an identity, the reduced dims
 // must have elements: always, or only where `no_identity` (read as `when`) holds.
@@ -161,6 +192,7 @@ Spec reduction(std::string op, Reduce r) {
     if (!r.refused.empty()) dtype.value(NotIn(r.refused));
     s.kw(std::move(dtype));
   }
+  if (r.out != Out::None) s.out(out_tensor(r.out, r.dtype));
   return s;
 }
 
@@ -177,7 +209,8 @@ Spec softmax_kernel(std::string op) {
       .in(Dim("dim").deps("self")
             .value(dim_of("self")))
       .in(Bool("half_to_float")
-            .value(Named("half_to_float is False on CPU", Eq(false))));
+            .value(Named("half_to_float is False on CPU", Eq(false))))
+      .out(out_tensor(Out::Self, false));
 }
 
 // softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor, and log_softmax.int:
@@ -217,34 +250,35 @@ Spec variance(std::string op, bool correction) {
          .dtype(In(kFloating)))
       .in(reduced_dims({.dims = Dims::ListOpt}));
   if (correction) s.kw(IntOpt("correction")).kw(Bool("keepdim"));
-  else s.in(Bool("unbiased")).in(Bool("keepdim"));
+  else s.in(Bool("unbiased")).in(Bool("keepdim")).out(out_tensor(Out::Self, false));
   return s;
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Spec sum() { return reduction("sum.default", {.dtype = true}); }
+Spec sum() { return reduction("sum.default", {.dtype = true, .out = Out::Result}); }
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Spec sum_dim() { return reduction("sum.dim_IntList", {.dims = Dims::ListOpt, .keepdim = true, .dtype = true}); }
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Spec mean() { return reduction("mean.default", {.dtype = true, .floating_result = true}); }
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Spec mean_dim() {
-  return reduction("mean.dim", {.dims = Dims::ListOpt, .keepdim = true, .dtype = true, .floating_result = true});
+  return reduction("mean.dim", {.dims = Dims::ListOpt, .keepdim = true, .dtype = true, .floating_result = true,
+                                  .out = Out::Result});
 }
 // prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Spec prod() { return reduction("prod.default", {.dtype = true, .refused = {S::Half, S::BFloat16}}); }
+Spec prod() { return reduction("prod.default", {.dtype = true, .refused = {S::Half, S::BFloat16}, .out = Out::Result}); }
 // prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Spec prod_dim() {
   return reduction("prod.dim_int", {.dims = Dims::One, .keepdim = true, .dtype = true, .refused = {S::Half, S::BFloat16}});
 }
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Spec cumsum() { return reduction("cumsum.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}}); }
+Spec cumsum() { return reduction("cumsum.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}, .out = Out::Result}); }
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Spec cumprod() { return reduction("cumprod.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}}); }
+Spec cumprod() { return reduction("cumprod.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}, .out = Out::Result}); }
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Spec amax() { return reduction("amax.default", {.dims = Dims::List, .keepdim = true, .identity = false}); }
+Spec amax() { return reduction("amax.default", {.dims = Dims::List, .keepdim = true, .identity = false, .out = Out::Self}); }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Spec amin() { return reduction("amin.default", {.dims = Dims::List, .keepdim = true, .identity = false}); }
+Spec amin() { return reduction("amin.default", {.dims = Dims::List, .keepdim = true, .identity = false, .out = Out::Self}); }
 // logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 Spec logsumexp() {
   auto all_dims = deviation("logsumexp.empty_dim_list",
@@ -256,12 +290,14 @@ Spec logsumexp() {
       .dim_length = {Avoid(all_dims, Ge("1 when self.rank >= 1", [](const Ctx& c) -> std::optional<int64_t> {
         if (c.rank("self") >= 1) return 1;
         return std::nullopt;
-      }))}});
+      }))},
+      .out = Out::Float});
 }
+
 // any(Tensor self) -> Tensor
 Spec any() { return reduction("any.default", {}); }
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-Spec any_dim() { return reduction("any.dim", {.dims = Dims::One, .keepdim = true}); }
+Spec any_dim() { return reduction("any.dim", {.dims = Dims::One, .keepdim = true, .out = Out::Any}); }
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 Spec max_dim() { return reduction("max.dim", {.dims = Dims::One, .keepdim = true, .identity = false}); }
 // min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -269,12 +305,12 @@ Spec min_dim() { return reduction("min.dim", {.dims = Dims::One, .keepdim = true
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Spec argmax() {
   return reduction("argmax.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = {S::Bool}, .identity = false,
-                                      .size_one_returns = true});
+                                      .size_one_returns = true, .out = Out::Long});
 }
 // argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Spec argmin() {
   return reduction("argmin.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = {S::Bool}, .identity = false,
-                                      .size_one_returns = true});
+                                      .size_one_returns = true, .out = Out::Long});
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -310,7 +346,8 @@ Spec norm() {
               return std::vector{ScalarDtype::Int, ScalarDtype::Float};
             })))
       .in(reduced_dims({.dims = Dims::List}))
-      .in(Bool("keepdim"));
+      .in(Bool("keepdim"))
+      .out(out_tensor(Out::Self, false));
 }
 
 // linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
@@ -332,7 +369,8 @@ Spec linalg_vector_norm() {
               for (S t : kFloating)
                 if (c10::promoteTypes(c.dtype("self"), t) == t) out.push_back(t);
               return out;
-            })));
+            })))
+      .out(out_tensor(Out::Result, true));
 }
 
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
