@@ -122,10 +122,12 @@ S result_of(Result r, S promoted) {
   return promoted;
 }
 
-// An out= tensor: any dtype the result dtype casts to; any shape (the kernel resizes it).
+// An out= tensor: any dtype the result dtype casts to, generated of the result dtype itself (a
+// scope); any shape (the kernel resizes it).
 ArgSpec out_tensor(std::vector<std::string> inputs, Result r) {
   ArgSpec out = Tensor("out");
   for (const auto& i : inputs) out.deps(i);
+  out.dtype(Scope(Eq("the result dtype", [inputs, r](const Ctx& c) { return result_of(r, result_type(c, inputs)); })));
   out.dtype(In("the dtypes the result dtype casts to", [inputs, r](const Ctx& c) {
     S joined = result_type(c, inputs);
     std::vector<S> to;
