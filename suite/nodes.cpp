@@ -562,14 +562,13 @@ std::optional<Node> NodeParser::list(const YamlValue& v, const std::string& path
   auto x = number(*len, path + ".len");
   if (x && *x != std::trunc(*x))
     warning(*len, path + ".len", "len " + python_float(*x) + " is truncated to " + python_float(std::trunc(*x)));
-  auto n_len = x ? std::optional<int64_t>(static_cast<int64_t>(*x)) : std::nullopt;
-  if (n_len && *n_len < 0) error(*len, path + ".len", "len must be non-negative");
+  if (x && *x < 0) error(*len, path + ".len", "len must be non-negative");
   auto e = node(*elem, path + ".elem");
-  if (!n_len || *n_len < 0 || !e) return std::nullopt;
+  if (!x || *x < 0 || !e) return std::nullopt;
   Node n;
   n.type = NodeType::List;
   n.pos = v.pos;
-  n.len = *n_len;
+  n.len = static_cast<int64_t>(*x);
   n.elems.push_back(std::move(*e));
   return n;
 }

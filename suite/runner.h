@@ -41,4 +41,11 @@ std::string format(const TestOutcome& outcome);
 // Whether a test is selected by the filter (its id, or its pair's id).
 bool selected(const Test& test, const IdFilter& filter);
 
+// The selected test ids in suite order, one a line; a pair test as its id, then its selected
+// sides indented by two spaces.
+std::vector<std::string> listing(const Suite& suite, const IdFilter& filter);
+
+// What only running can settle, as warnings: unknown operators, modules not available here.
+std::vector<std::string> reference_warnings(const Suite& suite);
+
 }  // namespace opsfuzz::suite

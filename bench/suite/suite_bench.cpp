@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "suite/cli.h"
+#include "tools/cli.h"
 #include "suite/suite.h"
 
 namespace {
@@ -87,7 +87,7 @@ void BM_LoadValidate_Plain10k(benchmark::State& state) { load(state, plain_suite
 void run_eager(benchmark::State& state, const std::string& path) {
   for (auto _ : state) {
     std::ostringstream out, err;
-    int code = run_cli("run-eager", {path}, out, err);
+    int code = opsfuzz::run_cli({"run-eager", path}, out, err);
     if (code != 0 || out.str().find("10000 ok, 0 errors, 0 skipped") == std::string::npos) {
       state.SkipWithError("run-eager did not pass every test");
       break;
@@ -103,7 +103,7 @@ void BM_RunEager_LinearTemplate10k(benchmark::State& state) { run_eager(state, l
 void BM_ListTests_Template10k(benchmark::State& state) {
   for (auto _ : state) {
     std::ostringstream out, err;
-    run_cli("list-tests", {template_suite()}, out, err);
+    opsfuzz::run_cli({"list-tests", template_suite()}, out, err);
     benchmark::DoNotOptimize(out.str().size());
   }
 }

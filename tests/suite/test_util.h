@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "suite/cli.h"
 #include "suite/suite.h"
+#include "tools/cli.h"
 
 namespace opsfuzz::suite::testing {
 
@@ -41,9 +41,12 @@ struct CliResult {
   std::string out, err;
 };
 
+// Runs `ops-fuzz COMMAND ARGS...` in this process.
 inline CliResult cli(const std::string& command, const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  int code = run_cli(command, args, out, err);
+  std::vector<std::string> all = {command};
+  all.insert(all.end(), args.begin(), args.end());
+  int code = opsfuzz::run_cli(all, out, err);
   return {code, out.str(), err.str()};
 }
 

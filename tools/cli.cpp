@@ -1,0 +1,132 @@
+#include "tools/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <functional>
+#include <iostream>
+
+#include "engine/config.h"
+#include "tools/commands.h"
+
+namespace opsfuzz {
+
+namespace {
+
+// --config: checked when parsed, so a bad word is a usage error naming the option.
+CLI::Validator config_words() {
+  return CLI::Validator(
+      [](std::string& words) {
+        try {
+          Config::parse(words);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      "WORDS");
+}
+
+const char* kConfigHelp =
+    "comma-separated: zerodim, empty, half, transposed, permuted, strided, channels_last ('no' "
+    "switches a default off: nozerodim); contract (the op's contract without the spec's "
+    "deviations: samples may hit them, and say which; see list-specs --deviations); z3 (joint "
+    "constraints solved by look-ahead, the default with Z3) or sampling (retried until they hold)";
+
+void add_selection(CLI::App* cmd, OpSelection& s) {
+  cmd->add_option("OP", s.ops, "ops of the SpecDB by name (every op when none is named)");
+  cmd->add_option("--ops", s.globs, "ops by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
+}
+
+void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, int64_t& index,
+                    std::string& config) {
+  cmd->add_flag("--invalid", invalid, "samples that violate exactly one constraint (default: valid ones)");
+  cmd->add_option("--seed", seed, "seed of the run; (op, seed, index) regenerates a sample")->capture_default_str();
+  cmd->add_option("--max", max, "samples per op")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--index", index, "only the sample with this index (the ones before it are generated and dropped)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--config", config, kConfigHelp)->check(config_words());
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Generates inputs for ATen operators from their specs, and runs them on the CPU kernels.",
+               "ops-fuzz"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  std::function<int()> command;
+
+  bool deviations = false;
+  auto* list = app.add_subcommand("list-specs", "the operators of the SpecDB and their arguments");
+  list->add_flag("--deviations", deviations,
+                 "instead, every deviation: where the linked kernel departs from the op's contract, "
+                 "why, and a command that reproduces it");
+  list->callback([&] { command = [&] { return list_specs(deviations, out); }; });
+
+  GenerateOptions gen;
+  std::string format = "summary";
+  auto* generate_cmd = app.add_subcommand("generate", "generates samples and prints a table per op, or the samples");
+  add_selection(generate_cmd, gen.selection);
+  add_generation(generate_cmd, gen.invalid, gen.seed, gen.max, gen.index, gen.config);
+  generate_cmd->add_flag("--out", gen.with_out, "also generate out= tensors");
+  generate_cmd->add_option("--format", format, "summary (a table per op) or jsonl (one sample a line)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"summary", "jsonl"}));
+  generate_cmd->callback([&] {
+    gen.jsonl = format == "jsonl";
+    command = [&] { return generate(gen, out, err); };
+  });
+
+  SweepCommand sw;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "generates samples and runs them on the CPU kernels, each in an isolated worker; reports per op "
+      "how many came out as expected (valid: accepted; invalid: refused; a binding error never). Samples "
+      "in a deviation (--config contract) are findings; crashes of the linked libtorch listed as known "
+      "are findings too, a new crash fails the sweep");
+  add_selection(sweep_cmd, sw.selection);
+  add_generation(sweep_cmd, sw.sweep.invalid, sw.sweep.seed, sw.sweep.max, sw.sweep.index, sw.sweep.config);
+  sweep_cmd->add_option("--jobs,-j", sw.sweep.jobs, "processes sweeping ops side by side")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--timeout", sw.sweep.timeout_s, "seconds a sample may run")->capture_default_str();
+  sweep_cmd->add_option("--json", sw.json, "also write the per-op table and every unexpected result to FILE");
+  sweep_cmd->callback([&] {
+    sw.progress = &err == &std::cerr && ::isatty(STDERR_FILENO);
+    command = [&] { return run_sweep(sw, out, err); };
+  });
+
+  SuiteCommand suite;
+  auto* validate_cmd = app.add_subcommand(
+      "validate-yaml", "checks a YAML test suite (with its includes): every error and warning, with file:line:column");
+  auto* list_cmd = app.add_subcommand(
+      "list-tests", "the expanded test ids of a YAML suite, in order; a pair test as its id, then its sides");
+  auto* run_cmd = app.add_subcommand("run-eager", "runs each selected test of a YAML suite on the CPU kernels");
+  for (auto* cmd : {validate_cmd, list_cmd, run_cmd})
+    cmd->add_option("FILE", suite.file, "the suite")->required();
+  for (auto* cmd : {list_cmd, run_cmd})
+    cmd->add_option("--test-ids", suite.test_ids, "semicolon-separated ids; one ending in '*' is a prefix");
+  run_cmd->add_option("--seed", suite.seed, "seed of the inputs")->capture_default_str();
+  validate_cmd->callback([&] { command = [&] { return validate_yaml(suite, out, err); }; });
+  list_cmd->callback([&] { command = [&] { return list_tests(suite, out, err); }; });
+  run_cmd->callback([&] { command = [&] { return run_eager(suite, out, err); }; });
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err) == 0 ? 0 : 2;
+  }
+  try {
+    return command();
+  } catch (const UsageError& e) {
+    err << "ops-fuzz: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "ops-fuzz: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace opsfuzz

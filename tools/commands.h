@@ -1,0 +1,55 @@
+// The commands of ops-fuzz, each on its parsed options; tools/cli.cpp parses the command line.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tools/sweep.h"
+
+namespace opsfuzz {
+
+// A problem of the command line (exit code 2), reported with the command's name.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Which ops of the SpecDB a command works on: named ops and globs (`add.*`); all when empty.
+struct OpSelection {
+  std::vector<std::string> ops;   // positional: exact names
+  std::vector<std::string> globs; // --ops 'add.*,sub.*'
+};
+std::vector<const Spec*> select_specs(const OpSelection& selection);
+
+struct GenerateOptions {
+  OpSelection selection;
+  bool invalid = false, with_out = false, jsonl = false;
+  uint64_t seed = 0;
+  int64_t max = 100;
+  int64_t index = -1;
+  std::string config;
+};
+
+struct SweepCommand {
+  OpSelection selection;
+  SweepOptions sweep;
+  std::string json;  // --json FILE
+  bool progress = false;
+};
+
+int list_specs(bool deviations, std::ostream& out);
+int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err);
+int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err);
+
+struct SuiteCommand {
+  std::string file;
+  std::string test_ids;
+  uint64_t seed = 0;
+};
+int validate_yaml(const SuiteCommand& o, std::ostream& out, std::ostream& err);
+int list_tests(const SuiteCommand& o, std::ostream& out, std::ostream& err);
+int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err);
+
+}  // namespace opsfuzz

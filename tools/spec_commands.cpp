@@ -1,0 +1,208 @@
+// list-specs, generate, sweep: the SpecDB commands.
+#include <ATen/ATen.h>
+#include <fnmatch.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "engine/config.h"
+#include "generators/execute.h"
+#include "specs/db/db.h"
+#include "tools/commands.h"
+#include "tools/known_crashes.h"
+#include "tools/sample_json.h"
+
+namespace opsfuzz {
+
+namespace {
+
+Config parse_config(const std::string& words) {
+  try {
+    return Config::parse(words);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--config: ") + e.what());
+  }
+}
+
+// How a spec's joint constraints are solved under `cfg` ("" when it has none).
+std::string joint_mode(const Spec& spec, const Config& cfg) {
+  if (spec.joints().empty()) return "";
+  std::string n = std::to_string(spec.joints().size()) + " joint constraint" + (spec.joints().size() > 1 ? "s" : "");
+  if (cfg.joint == JointStrategy::Z3) return n + ", solved by Z3";
+  return n + ", sampled with retry" + (have_z3() ? "" : " (built without Z3)");
+}
+
+// Says once per run which of the specs sample their joint constraints instead of solving them.
+void note_sampling(const std::vector<const Spec*>& specs, const Config& cfg, std::ostream& err) {
+  if (cfg.joint == JointStrategy::Z3) return;
+  std::string ops;
+  for (const Spec* s : specs)
+    if (!s->joints().empty()) ops += (ops.empty() ? "" : ", ") + s->op();
+  if (!ops.empty())
+    err << "ops-fuzz: note: " << ops << ": joint constraints are sampled with retry"
+        << (have_z3() ? "" : " (this build has no Z3)") << "; expect dead-ends\n";
+}
+
+struct OpSummary {
+  uint64_t valid = 0, invalid = 0;
+  std::set<std::string> dtypes;
+  std::set<size_t> ranks;
+  double seconds = 0;
+  GenerationStats stats;
+};
+
+void observe(const Sample& s, OpSummary& sum) {
+  (s.valid ? sum.valid : sum.invalid)++;
+  for (const auto& m : s.metas)
+    for (const auto& t : m.tensors)
+      if (!m.none && !t.none) sum.dtypes.insert(std::string(name(t.dtype))), sum.ranks.insert(t.shape.size());
+}
+
+std::string row(const char* format, auto... values) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, format, values...);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<const Spec*> select_specs(const OpSelection& selection) {
+  std::vector<const Spec*> out;
+  std::set<const Spec*> chosen;
+  auto add = [&](const Spec* s) {
+    if (chosen.insert(s).second) out.push_back(s);
+  };
+  for (const auto& op : selection.ops) {
+    const Spec* s = find_spec(op);
+    if (!s) {
+      std::string msg = "unknown op '" + op + "'";
+      auto close = close_specs(op);
+      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "; did you mean ") + close[i];
+      throw UsageError(msg + (close.empty() ? "" : "?") + " (ops-fuzz list-specs lists them all)");
+    }
+    add(s);
+  }
+  for (const auto& glob : selection.globs) {
+    size_t before = out.size();
+    for (const auto& s : spec_db())
+      if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0) add(&s);
+    if (out.size() == before && std::none_of(spec_db().begin(), spec_db().end(), [&](const Spec& s) {
+          return ::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0;
+        }))
+      throw UsageError("--ops: no op matches '" + glob + "' (ops-fuzz list-specs lists them all)");
+  }
+  if (selection.ops.empty() && selection.globs.empty())
+    for (const auto& s : spec_db()) add(&s);
+  return out;
+}
+
+int list_specs(bool deviations, std::ostream& out) {
+  for (const auto& s : spec_db()) {
+    if (deviations) {
+      for (const auto& d : s.deviations())
+        out << s.op() << "  " << d.deviation->id << "\n"
+            << "  where:  " << d.where
+            << (d.role == Role::Avoid ? "  (valid samples keep to it unless --config contract)"
+                                      : "  (a rule the kernel does not check: broken only with --config contract)")
+            << "\n  reason: " << d.deviation->reason << "\n  repro:  " << d.deviation->command << "\n";
+      continue;
+    }
+    out << s.op() << "(";
+    for (size_t i = 0; i < s.args().size(); ++i)
+      out << (i ? ", " : "") << (s.args()[i].keyword ? "*" : "") << name(s.args()[i].type) << " " << s.args()[i].name;
+    out << ")";
+    if (auto mode = joint_mode(s, Config{}); !mode.empty()) out << "  [" << mode << "]";
+    if (auto n = s.deviations().size()) out << "  [" << n << " deviation" << (n > 1 ? "s" : "") << "]";
+    out << "\n";
+  }
+  return 0;
+}
+
+int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
+  Config cfg = parse_config(o.config);
+  auto specs = select_specs(o.selection);
+  note_sampling(specs, cfg, err);
+  if (!o.jsonl)
+    out << row("%-30s %8s %7s %8s %7s %6s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
+               "ranks", "dead-ends", "z3-calls", "samples/s");
+  int64_t count = o.index >= 0 ? o.index + 1 : o.max;
+  for (const Spec* spec : specs) {
+    OpSummary sum;
+    ArgumentTupleGenerator gen(*spec, cfg, o.seed, o.invalid ? Validity::Invalid : Validity::Valid, o.with_out);
+    Sample s;
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < count && gen.next(s); ++i) {
+      if (static_cast<int64_t>(s.index) < o.index) continue;
+      observe(s, sum);
+      if (o.jsonl) out << to_json(*spec, s) << '\n';
+    }
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sum.stats = gen.stats();
+    if (!o.jsonl)
+      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %10llu %9llu %10.0f\n", spec->op().c_str(),
+                 static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
+                 static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
+                 static_cast<unsigned long long>(sum.stats.dead_ends),
+                 static_cast<unsigned long long>(sum.stats.solver_calls),
+                 (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
+  }
+  return 0;
+}
+
+int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
+  auto specs = select_specs(o.selection);
+  note_sampling(specs, parse_config(o.sweep.config), err);
+  out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected",
+             "crashed", "bind-err", "deviation");
+  // Rows in op order, each as soon as it and every op before it are done.
+  std::vector<const OpSweep*> arrived(specs.size(), nullptr);
+  std::vector<OpSweep> kept(specs.size());
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < specs.size(); ++i) position[specs[i]->op()] = i;
+  size_t printed = 0, done = 0, failing = 0;
+  auto start = std::chrono::steady_clock::now();
+  auto print = [&](const OpSweep& r) {
+    for (const auto& e : r.events) {
+      const char* what[] = {"", "finding ", "known crash ", "new crash "};
+      err << what[e.kind] << r.op << " #" << e.index << " (" << e.where << ") " << e.outcome << ": " << e.message
+          << "\n  repro: " << e.command << "\n";
+    }
+    if (!r.error.empty()) err << r.op << ": not swept: " << r.error << "\n";
+    out << row("%-30s %8llu %8.1f%% %8llu %8llu %8llu %8llu %10llu\n", r.op.c_str(),
+               static_cast<unsigned long long>(r.samples), r.judged == 0 ? 100.0 : 100.0 * r.expected / r.judged,
+               static_cast<unsigned long long>(r.accepted), static_cast<unsigned long long>(r.rejected),
+               static_cast<unsigned long long>(r.crashed + r.timed_out),
+               static_cast<unsigned long long>(r.bind_errors), static_cast<unsigned long long>(r.deviation));
+    out.flush();
+  };
+  auto results = sweep(specs, o.sweep, [&](const OpSweep& r) {
+    size_t i = position.at(r.op);
+    kept[i] = r;
+    arrived[i] = &kept[i];
+    ++done, failing += !r.passed();
+    if (o.progress) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      err << "\rsweep: " << done << "/" << specs.size() << " ops, " << failing << " failing, "
+          << static_cast<int>(s) << " s " << (done == specs.size() ? "\n" : "") << std::flush;
+    }
+    while (printed < specs.size() && arrived[printed]) print(*arrived[printed++]);
+  });
+  if (!o.json.empty()) {
+    nlohmann::json report = {{"seed", o.sweep.seed},
+                             {"invalid", o.sweep.invalid},
+                             {"config", o.sweep.config},
+                             {"max", o.sweep.max},
+                             {"ops", nlohmann::json::array()}};
+    for (const auto& r : results) report["ops"].push_back(to_json(r));
+    std::ofstream file(o.json);
+    if (!(file << report.dump(2) << "\n")) throw std::runtime_error("cannot write " + o.json);
+  }
+  size_t failed = std::count_if(results.begin(), results.end(), [](const OpSweep& r) { return !r.passed(); });
+  if (failed) err << "sweep: " << failed << " of " << results.size() << " ops failed\n";
+  return failed ? 1 : 0;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,57 @@
+// validate-yaml, list-tests, run-eager: the YAML suite commands.
+#include <optional>
+
+#include "opcall/opcall.h"
+#include "suite/runner.h"
+#include "suite/suite.h"
+#include "tools/commands.h"
+
+namespace opsfuzz {
+
+namespace {
+
+// Loads the suite, printing its errors and warnings; nullopt when it is invalid.
+std::optional<suite::Suite> load(const std::string& file, std::ostream& err) {
+  suite::LoadResult r = suite::read_suite(file);
+  err << r.diagnostics.str();
+  if (r.diagnostics.has_errors()) {
+    size_t n = r.diagnostics.error_count();
+    err << n << " error" << (n == 1 ? "" : "s") << " in " << file << "\n";
+    return std::nullopt;
+  }
+  return std::move(r.suite);
+}
+
+}  // namespace
+
+int validate_yaml(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
+  auto s = load(o.file, err);
+  if (!s) return 1;
+  for (const auto& w : suite::reference_warnings(*s)) err << w << "\n";
+  out << o.file << ": valid, " << s->tests.size() << " tests (" << s->pairs.size() << " pairs)\n";
+  return 0;
+}
+
+int list_tests(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
+  auto s = load(o.file, err);
+  if (!s) return 1;
+  for (const auto& line : suite::listing(*s, suite::IdFilter(o.test_ids))) out << line << "\n";
+  return 0;
+}
+
+int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
+  auto s = load(o.file, err);
+  if (!s) return 1;
+  opcall::set_backtraces(false);  // messages drop them anyway; each would cost ~6 ms
+  size_t counts[3] = {0, 0, 0};
+  suite::run_eager(*s, suite::RunOptions{o.seed, suite::IdFilter(o.test_ids)},
+                   [&](const suite::TestOutcome& outcome) {
+                     ++counts[static_cast<int>(outcome.status)];
+                     out << suite::format(outcome) << "\n";
+                     out.flush();
+                   });
+  out << counts[0] << " ok, " << counts[1] << " errors, " << counts[2] << " skipped\n";
+  return counts[1] > 0 ? 1 : 0;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,302 @@
+#include "tools/sweep.h"
+
+#include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "engine/config.h"
+#include "generators/execute.h"
+#include "tools/known_crashes.h"
+
+namespace opsfuzz {
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" '\"*?;&|$\\") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> sites(const Sample& s) {
+  std::vector<std::string> out = s.deviations;
+  if (!s.valid) out.push_back(s.violated);
+  return out;
+}
+
+bool crashed(const CallOutcome& o) {
+  return o.kind == CallOutcome::Crashed || o.kind == CallOutcome::TimedOut;
+}
+
+// Whether sample `i`'s crash is a known crash of the linked libtorch. A crash that does not
+// come back when the sample runs alone was caused by an earlier sample of the same worker (one
+// that corrupted the heap): the samples since the previous crash are searched for a known one.
+bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
+                 size_t i, double timeout_s, std::string& message) {
+  if (find_known_crash(spec.op(), sites(samples[i]), outcomes[i].message)) return true;
+  CallOutcome alone = execute_isolated({samples[i]}, timeout_s).front();
+  if (crashed(alone)) return false;
+  size_t first = i;
+  while (first > 0 && !crashed(outcomes[first - 1])) --first;
+  for (size_t j = first; j < i; ++j)
+    if (const KnownCrash* k = find_known_crash(spec.op(), sites(samples[j]), outcomes[i].message)) {
+      message += "; alone it is " + std::string(name(alone.kind)) + ": blamed on #" +
+                 std::to_string(samples[j].index) + " (" + k->where + ")";
+      return true;
+    }
+  message += "; alone it is " + std::string(name(alone.kind)) + ": one of #" +
+             std::to_string(samples[first].index) + "..#" + std::to_string(samples[i].index) +
+             " (the samples its worker ran) may have corrupted the heap";
+  return false;
+}
+
+}  // namespace
+
+bool OpSweep::passed() const {
+  if (!error.empty() || expected != judged) return false;
+  return std::none_of(events.begin(), events.end(),
+                      [](const SweepEvent& e) { return e.kind == SweepEvent::NewCrash; });
+}
+
+std::string sample_command(const std::string& op, uint64_t index, const SweepOptions& options) {
+  std::string c = "ops-fuzz sweep " + op + " --seed " + std::to_string(options.seed) + " --index " +
+                  std::to_string(index);
+  if (options.invalid) c += " --invalid";
+  if (!options.config.empty()) c += " --config " + shell_quote(options.config);
+  return c;
+}
+
+OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
+  OpSweep r;
+  r.op = spec.op();
+  auto start = std::chrono::steady_clock::now();
+  try {
+    Config cfg = Config::parse(options.config);
+    ArgumentTupleGenerator gen(spec, cfg, options.seed,
+                               options.invalid ? Validity::Invalid : Validity::Valid);
+    int64_t count = options.index >= 0 ? options.index + 1 : options.max;
+    std::vector<Sample> samples;
+    Sample s;
+    while (static_cast<int64_t>(samples.size()) < count && gen.next(s)) samples.push_back(s);
+    if (options.index >= 0)
+      samples.erase(samples.begin(), samples.begin() + std::min<int64_t>(options.index, samples.size()));
+    auto outcomes = execute_isolated(samples, options.timeout_s);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const Sample& x = samples[i];
+      const CallOutcome& o = outcomes[i];
+      ++r.samples;
+      uint64_t* counts[] = {&r.accepted, &r.rejected, &r.bind_errors, &r.crashed, &r.timed_out};
+      ++*counts[o.kind];
+      // A valid sample is expected to be accepted, an invalid one refused; a binding error never.
+      bool expected = o.kind != CallOutcome::BindError && (o.kind == CallOutcome::Accepted) == x.valid;
+      // A sample in a deviation (contract configuration) on which the kernel departs from the
+      // contract is a finding, not a failure.
+      bool finding = !x.deviations.empty() && o.kind != CallOutcome::BindError;
+      std::string message = o.message;
+      SweepEvent::Kind kind = finding ? SweepEvent::Finding : SweepEvent::Unexpected;
+      if (crashed(o))
+        kind = known_crash(spec, samples, outcomes, i, options.timeout_s, message) ? SweepEvent::KnownCrash
+                                                                                  : SweepEvent::NewCrash;
+      r.deviation += finding;
+      if (!finding && kind != SweepEvent::KnownCrash) ++r.judged, r.expected += expected;  // findings are not judged
+      if (expected && !crashed(o)) continue;
+      std::string where = !x.deviations.empty() ? x.deviations.front() : x.valid ? "valid" : x.violated;
+      r.events.push_back(SweepEvent{kind, x.index, where, std::string(name(o.kind)), message,
+                                    sample_command(spec.op(), x.index, options)});
+    }
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+// ------------------------------------------------------------------------------------- jobs
+
+namespace {
+
+bool write_frame(int fd, const std::string& text) {
+  uint32_t n = static_cast<uint32_t>(text.size());
+  std::string frame(reinterpret_cast<const char*>(&n), sizeof n);
+  frame += text;
+  const char* p = frame.data();
+  size_t left = frame.size();
+  while (left > 0) {
+    ssize_t w = ::write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w, left -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool read_exact(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool read_frame(int fd, std::string& text) {
+  uint32_t n = 0;
+  if (!read_exact(fd, reinterpret_cast<char*>(&n), sizeof n)) return false;
+  text.resize(n);
+  return read_exact(fd, text.data(), n);
+}
+
+// A job process: sweeps the ops it is sent (their index, one frame each) and answers with
+// each result as JSON; it ends when its input is closed.
+struct Job {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+  int64_t op = -1;  // the op it is sweeping, -1 when idle
+};
+
+Job start_job(const std::vector<const Spec*>& specs, const SweepOptions& options,
+              const std::vector<Job>& others) {
+  int down[2], up[2];
+  if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error("sweep: pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("sweep: fork() failed");
+  if (pid == 0) {
+    for (const Job& o : others) ::close(o.to), ::close(o.from);
+    ::close(down[1]), ::close(up[0]);
+    at::set_num_threads(1);
+    std::string frame;
+    while (read_frame(down[0], frame)) {
+      size_t i = std::stoul(frame);
+      if (!write_frame(up[1], to_json(sweep_op(*specs[i], options)).dump())) break;
+    }
+    ::_exit(0);
+  }
+  ::close(down[0]), ::close(up[1]);
+  return Job{pid, down[1], up[0], -1};
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOptions& options,
+                           const std::function<void(const OpSweep&)>& done) {
+  std::vector<OpSweep> results(specs.size());
+  auto finish = [&](size_t i, OpSweep r) {
+    results[i] = std::move(r);
+    if (done) done(results[i]);
+  };
+  if (options.jobs <= 1 || specs.size() <= 1) {
+    for (size_t i = 0; i < specs.size(); ++i) finish(i, sweep_op(*specs[i], options));
+    return results;
+  }
+  std::vector<Job> jobs;
+  size_t next = 0;
+  auto assign = [&](Job& job) {
+    if (next < specs.size()) {
+      job.op = static_cast<int64_t>(next);
+      if (write_frame(job.to, std::to_string(next++))) return;
+    }
+    ::close(job.to), job.to = -1;  // nothing left for it: it ends
+  };
+  for (unsigned k = 0; k < std::min<size_t>(options.jobs, specs.size()); ++k) {
+    jobs.push_back(start_job(specs, options, jobs));
+    assign(jobs.back());
+  }
+  while (!jobs.empty()) {
+    std::vector<pollfd> fds;
+    for (const Job& j : jobs) fds.push_back(pollfd{j.from, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) throw std::runtime_error("sweep: poll() failed");
+    for (size_t k = jobs.size(); k-- > 0;) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Job& job = jobs[k];
+      std::string frame;
+      if (job.op >= 0 && read_frame(job.from, frame)) {
+        finish(static_cast<size_t>(job.op), op_sweep_from_json(nlohmann::json::parse(frame)));
+        job.op = -1;
+        assign(job);
+        continue;
+      }
+      // The job ended: done, or it died sweeping an op (that op's result says so).
+      int status = 0;
+      if (job.to >= 0) ::close(job.to);
+      ::close(job.from);
+      ::waitpid(job.pid, &status, 0);
+      int64_t lost = job.op;
+      jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(k));
+      if (lost >= 0) {
+        OpSweep r;
+        r.op = specs[lost]->op();
+        r.error = "its sweep job " + describe_exit(status);
+        finish(static_cast<size_t>(lost), std::move(r));
+        if (next < specs.size()) {  // a fresh job carries on
+          jobs.push_back(start_job(specs, options, jobs));
+          assign(jobs.back());
+        }
+      }
+    }
+  }
+  return results;
+}
+
+// ------------------------------------------------------------------------------------- JSON
+
+namespace {
+const char* kEventKinds[] = {"unexpected", "finding", "known crash", "new crash"};
+}
+
+nlohmann::json to_json(const OpSweep& r) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : r.events)
+    events.push_back({{"kind", kEventKinds[e.kind]}, {"index", e.index}, {"where", e.where},
+                      {"outcome", e.outcome}, {"message", e.message}, {"command", e.command}});
+  nlohmann::json j = {{"op", r.op},
+                      {"samples", r.samples},
+                      {"accepted", r.accepted},
+                      {"rejected", r.rejected},
+                      {"bind_errors", r.bind_errors},
+                      {"crashed", r.crashed},
+                      {"timed_out", r.timed_out},
+                      {"deviation", r.deviation},
+                      {"judged", r.judged},
+                      {"expected", r.expected},
+                      {"passed", r.passed()},
+                      {"seconds", r.seconds},
+                      {"events", events}};
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+OpSweep op_sweep_from_json(const nlohmann::json& j) {
+  OpSweep r;
+  r.op = j.at("op");
+  r.samples = j.at("samples"), r.accepted = j.at("accepted"), r.rejected = j.at("rejected");
+  r.bind_errors = j.at("bind_errors"), r.crashed = j.at("crashed"), r.timed_out = j.at("timed_out");
+  r.deviation = j.at("deviation"), r.judged = j.at("judged"), r.expected = j.at("expected");
+  r.seconds = j.at("seconds");
+  r.error = j.value("error", "");
+  for (const auto& e : j.at("events")) {
+    SweepEvent ev;
+    std::string kind = e.at("kind");
+    for (int k = 0; k < 4; ++k)
+      if (kind == kEventKinds[k]) ev.kind = static_cast<SweepEvent::Kind>(k);
+    ev.index = e.at("index"), ev.where = e.at("where"), ev.outcome = e.at("outcome");
+    ev.message = e.at("message"), ev.command = e.at("command");
+    r.events.push_back(std::move(ev));
+  }
+  return r;
+}
+
+}  // namespace opsfuzz
