@@ -10,12 +10,9 @@
 #include <cstring>
 
 #include "opcall/opcall.h"
+#include "opcall/pipes.h"
 
 namespace opsfuzz::opcall {
-
-namespace {
-
-constexpr uint32_t kMaxMessage = 1 << 16;
 
 bool write_all(int fd, const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -28,9 +25,6 @@ bool write_all(int fd, const void* data, size_t n) {
   return true;
 }
 
-enum class Read { Ok, Closed, TimedOut };
-
-// Reads exactly n bytes, waiting at most timeout_ms (-1: forever) for each chunk.
 Read read_all(int fd, void* data, size_t n, int timeout_ms) {
   char* p = static_cast<char*>(data);
   while (n > 0) {
@@ -46,6 +40,10 @@ Read read_all(int fd, void* data, size_t n, int timeout_ms) {
   }
   return Read::Ok;
 }
+
+namespace {
+
+constexpr uint32_t kMaxMessage = 1 << 16;
 
 [[noreturn]] void worker(size_t n, const std::function<CallOutcome(size_t)>& item, size_t from,
                          bool keep_backtraces, int fd) {

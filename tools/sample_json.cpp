@@ -50,6 +50,7 @@ Json value_json(const c10::IValue& v) {
   if (v.isInt()) return v.toInt();
   if (v.isDouble()) return number(v.toDouble());
   if (v.isString()) return v.toStringRef();
+  if (v.isDevice()) return v.toDevice().str();
   return v.tagKind();
 }
 
@@ -66,6 +67,7 @@ std::string to_json(const Spec& spec, const Sample& s) {
     Json value = value_json(v);
     if (is_scalar_type(a.type) && v.isInt()) value = name(static_cast<c10::ScalarType>(v.toInt()));
     if (is_memory_format(a.type) && v.isInt()) value = to_string(Value(static_cast<c10::MemoryFormat>(v.toInt())));
+    if (is_layout(a.type) && v.isInt()) value = to_string(Value(static_cast<c10::Layout>(v.toInt())));
     Json arg = {{"name", a.name}, {"argtype", name(a.type)}};
     if (a.keyword) arg["keyword"] = true;
     arg["value"] = value;

@@ -12,6 +12,7 @@
 
 #include "engine/config.h"
 #include "generators/execute.h"
+#include "opcall/pipes.h"
 #include "tools/known_crashes.h"
 
 namespace opsfuzz {
@@ -122,36 +123,17 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
 
 namespace {
 
+// Frames on a job's pipes: a 4-byte length, then the text.
 bool write_frame(int fd, const std::string& text) {
   uint32_t n = static_cast<uint32_t>(text.size());
-  std::string frame(reinterpret_cast<const char*>(&n), sizeof n);
-  frame += text;
-  const char* p = frame.data();
-  size_t left = frame.size();
-  while (left > 0) {
-    ssize_t w = ::write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w, left -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-bool read_exact(int fd, char* p, size_t n) {
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r, n -= static_cast<size_t>(r);
-  }
-  return true;
+  return opcall::write_all(fd, &n, sizeof n) && opcall::write_all(fd, text.data(), n);
 }
 
 bool read_frame(int fd, std::string& text) {
   uint32_t n = 0;
-  if (!read_exact(fd, reinterpret_cast<char*>(&n), sizeof n)) return false;
+  if (opcall::read_all(fd, &n, sizeof n) != opcall::Read::Ok) return false;
   text.resize(n);
-  return read_exact(fd, text.data(), n);
+  return opcall::read_all(fd, text.data(), n) == opcall::Read::Ok;
 }
 
 // A job process: sweeps the ops it is sent (their index, one frame each) and answers with

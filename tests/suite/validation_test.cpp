@@ -27,31 +27,31 @@ std::string where(const std::string& text, const std::string& token, int nth = 1
   return "t.yaml:" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-// Expects an error at `token` with the given path whose message contains `message`.
-void expect_error(const std::string& yaml, const std::string& token, const std::string& path,
-                  const std::string& message, int nth = 1) {
+// Expects a diagnostic of `severity` at `token` with the given path whose message contains
+// `message`.
+void expect_diagnostic(Diagnostic::Severity severity, const std::string& yaml, const std::string& token,
+                       const std::string& path, const std::string& message, int nth = 1) {
   LoadResult r = read_suite_text(yaml, "t.yaml");
   std::string pos = where(yaml, token, nth);
-  for (const auto& d : r.diagnostics.errors())
-    if (d.pos.str() == pos && d.path == path && d.message.find(message) != std::string::npos)
+  for (const auto& d : r.diagnostics.all())
+    if (d.severity == severity && d.pos.str() == pos && d.path == path &&
+        d.message.find(message) != std::string::npos)
       return;
-  ADD_FAILURE() << "no error at " << pos << " path '" << path << "' with '" << message
-                << "'; got:\n"
+  ADD_FAILURE() << "no " << (severity == Diagnostic::Severity::Error ? "error" : "warning") << " at "
+                << pos << " path '" << path << "' with '" << message << "'; got:\n"
                 << r.diagnostics.str();
 }
 
-// Expects no error, and a warning at `token` with the given path whose message contains `message`.
+void expect_error(const std::string& yaml, const std::string& token, const std::string& path,
+                  const std::string& message, int nth = 1) {
+  expect_diagnostic(Diagnostic::Severity::Error, yaml, token, path, message, nth);
+}
+
+// A warning, and no error.
 void expect_warning(const std::string& yaml, const std::string& token, const std::string& path,
                     const std::string& message) {
-  LoadResult r = read_suite_text(yaml, "t.yaml");
-  EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str();
-  std::string pos = where(yaml, token);
-  for (const auto& d : r.diagnostics.warnings())
-    if (d.pos.str() == pos && d.path == path && d.message.find(message) != std::string::npos)
-      return;
-  ADD_FAILURE() << "no warning at " << pos << " path '" << path << "' with '" << message
-                << "'; got:\n"
-                << r.diagnostics.str();
+  EXPECT_FALSE(read_suite_text(yaml, "t.yaml").diagnostics.has_errors());
+  expect_diagnostic(Diagnostic::Severity::Warning, yaml, token, path, message);
 }
 
 // A problem the original framework meets only when the test runs: a warning at load time
