@@ -39,6 +39,7 @@ class Expander {
   void expand(const RawTest& raw, size_t position);
   void expand_module_template(const RawTest& raw, const YamlValue& op);
   void expand_compare_pair(const RawTest& raw, const YamlValue& op);
+  void expand_explicit_pair(const RawTest& raw, size_t position);
   std::optional<Template> parse_template(const YamlValue& op, const std::string& path);
   void check_var_value(const YamlValue& v, const std::string& path);
   std::vector<Assignment> assignments(const Template& t, const YamlValue* cases,
@@ -83,6 +84,9 @@ void Expander::expand(const RawTest& raw, size_t position) {
     parser_.error(test, path_, "a test must be a mapping");
     return;
   }
+  const YamlValue* test_type = test.find("type");
+  if (test.find("a") || test.find("b") || (test_type && python_str(*test_type) == "pair"))
+    return expand_explicit_pair(raw, position);
   const YamlValue* op = test.find("op");
   const YamlValue* type = op && op->is_map() ? op->find("type") : nullptr;
   std::string kind = type ? python_str(*type) : "";
@@ -98,6 +102,49 @@ void Expander::expand(const RawTest& raw, size_t position) {
                       position);
   }
   add_test(raw, test, name, "");
+}
+
+// A pair test written out (`{type: pair, id: p, a: TEST, b: TEST}`): two complete tests compared,
+// as the suites' original framework reads them. A side without an id is `<pair id>__a` (`__b`).
+void Expander::expand_explicit_pair(const RawTest& raw, size_t position) {
+  const YamlValue& test = *raw.node;
+  parser_.check_keys(test, {"type", "id", "a", "b"}, path_);
+  const YamlValue* type = test.find("type");
+  bool ok = true;
+  if (type && python_str(*type) != "pair") {
+    parser_.error(*type, path_ + ".type", "a test with sides a and b is a pair test (type: pair)");
+    ok = false;
+  }
+  const YamlValue* id = test.find("id");
+  std::string pair_id = id && !python_str(*id).empty() ? python_str(*id) : "pair__" + std::to_string(position);
+  const YamlValue* sides[2] = {test.find("a"), test.find("b")};
+  for (int k = 0; k < 2; ++k) {
+    std::string p = path_ + "." + (k == 0 ? "a" : "b");
+    const YamlValue* s = sides[k];
+    const YamlValue* op = s && s->is_map() ? s->find("op") : nullptr;
+    const YamlValue* op_type = op && op->is_map() ? op->find("type") : nullptr;
+    if (!s || !s->is_map()) {
+      parser_.error(s ? *s : test, p, "a pair test needs sides a and b, each a test");
+      ok = false;
+    } else if (op_type && python_str(*op_type).starts_with("template")) {
+      parser_.error(*op_type, p + ".op.type", "a side of a pair test cannot be a template");
+      ok = false;
+    }
+  }
+  if (!ok) return;
+  size_t indexes[2] = {0, 0};
+  std::string pair_path = path_;
+  for (int k = 0; k < 2; ++k) {
+    const char* side = k == 0 ? "a" : "b";
+    const YamlValue* side_id = sides[k]->find("id");
+    std::string name = side_id && !python_str(*side_id).empty() ? python_str(*side_id) : pair_id + "__" + side;
+    path_ = pair_path + "." + side;
+    auto index = add_test(raw, *sides[k], name, pair_id);
+    if (!index) ok = false;
+    else indexes[k] = *index;
+  }
+  path_ = pair_path;
+  if (ok) suite_.pairs.push_back(PairTest{pair_id, indexes[0], indexes[1]});
 }
 
 bool looks_like_node(const YamlValue& v) {

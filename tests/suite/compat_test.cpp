@@ -166,6 +166,39 @@ TEST(Compat, DuplicateIdsAllRunInOrderWithAWarning) {
   EXPECT_TRUE(outcomes[1].output.toTensor().equal(in.neg()));
 }
 
+TEST(Compat, ExplicitPairTests) {
+  const char* yaml = R"(tests:
+  - type: pair
+    id: relu_vs_clamp
+    a: {op: aten::relu, impl: x, in: [{type: tensor, shape: [3], dtype: float32}]}
+    b:
+      id: clamp_side
+      op: aten::clamp
+      in: [{type: tensor, shape: [3], dtype: float32}]
+      kwargs: {min: {type: const, value: 0.0}}
+  - a: {op: aten::neg, in: [{type: tensor, shape: [2], dtype: float32}]}
+    b: {op: aten::negative, in: [{type: tensor, shape: [2], dtype: float32}]}
+)";
+  expect_accepted("pairs.yaml", yaml,
+                  "relu_vs_clamp\n  relu_vs_clamp__a\n  clamp_side\npair__1\n  pair__1__a\n  pair__1__b\n");
+  Suite s = testing::valid(yaml);
+  ASSERT_EQ(s.pairs.size(), 2u);
+  EXPECT_EQ(s.tests[0].impl, "x");
+  // The sides of a pair draw the same inputs, so relu and clamp(min=0) agree.
+  auto a = run_test(s.tests[0], 0), b = run_test(s.tests[1], 0);
+  ASSERT_EQ(a.status, Status::Ok) << a.message;
+  ASSERT_EQ(b.status, Status::Ok) << b.message;
+  EXPECT_TRUE(a.output.toTensor().equal(b.output.toTensor()));
+}
+
+TEST(Compat, PairTestSidesMustBeTests) {
+  std::string e = testing::errors(R"(tests:
+  - {type: pair, id: p, a: 3, b: {op: {type: template_module, path: torch.nn.ReLU}, in: []}}
+)");
+  EXPECT_NE(e.find("tests[0].a: a pair test needs sides a and b, each a test"), std::string::npos) << e;
+  EXPECT_NE(e.find("tests[0].b.op.type: a side of a pair test cannot be a template"), std::string::npos) << e;
+}
+
 TEST(Compat, DuplicatePairIdsKeepTheirOwnSides) {
   Suite s = testing::valid(R"(tests:
   - id: p
