@@ -2,14 +2,44 @@
 
 #include <c10/core/ScalarType.h>
 
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <cmath>
 #include <limits>
 
 namespace opsfuzz::dsl {
 
 namespace {
-template <class T> void range_of(double& lo, double& hi) {
-  lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  hi = static_cast<double>(std::numeric_limits<T>::max());
+// x rounded to the floating dtype `t` (double for any other).
+long double rounded(long double x, c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Half: return static_cast<float>(c10::Half(static_cast<float>(x)));
+    case c10::ScalarType::BFloat16: return static_cast<float>(c10::BFloat16(static_cast<float>(x)));
+    case c10::ScalarType::Float: return static_cast<float>(x);
+    default: return static_cast<double>(x);
+  }
+}
+
+// The value of `t` nearest to `limit` on the side of zero. An integral dtype's limits (2^31 - 1)
+// are not all floats: rounded away from zero, a limit would leave the range it bounds.
+double representable_within(long double limit, c10::ScalarType t) {
+  long double inside = 0, outside = limit;  // rounded(inside) stays within limit
+  if (std::fabs(rounded(limit, t)) <= std::fabs(limit)) return static_cast<double>(rounded(limit, t));
+  for (int i = 0; i < 80; ++i) {
+    long double mid = (inside + outside) / 2;
+    (std::fabs(rounded(mid, t)) <= std::fabs(limit) ? inside : outside) = mid;
+  }
+  return static_cast<double>(rounded(inside, t));
+}
+
+// The range of the integral type T for values of dtype `from` (floating values are rounded).
+template <class T> void range_of(double& lo, double& hi, c10::ScalarType from) {
+  auto limit = [from](long double v) {
+    return c10::isFloatingType(from) ? representable_within(v, from) : static_cast<double>(v);
+  };
+  lo = limit(std::numeric_limits<T>::lowest());
+  hi = limit(std::numeric_limits<T>::max());
 }
 }  // namespace
 
@@ -65,18 +95,30 @@ namespace {
 Cond integral_range(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype, bool wrap) {
   return Be("the range of " + what, [dtype, wrap](const Ctx& c) -> std::optional<std::vector<double>> {
     auto t = dtype(c);
-    if (!t || !c10::isIntegralType(*t, false)) return std::nullopt;  // bool takes any value
-    ScalarDtype from = has_tensors(c.self().argtype) ? scalar_dtype_of(c.tensor().dtype) : c.self().scalar_dtype;
+    // bool takes any value; a value cast to a floating dtype past its range becomes inf (defined),
+    // while one that must fit it (fits_dtype) may not exceed its largest finite value.
+    if (!t || *t == c10::ScalarType::Bool || c10::isComplexType(*t)) return std::nullopt;
+    if (c10::isFloatingType(*t)) {
+      if (wrap || *t == c10::ScalarType::Double) return std::nullopt;
+      double max = *t == c10::ScalarType::Half       ? 65504.0
+                   : *t == c10::ScalarType::BFloat16 ? static_cast<double>(std::numeric_limits<c10::BFloat16>::max())
+                                                     : static_cast<double>(std::numeric_limits<float>::max());
+      return std::vector<double>{-max, max};
+    }
+    bool tensor = has_tensors(c.self().argtype);
+    ScalarDtype from = tensor ? scalar_dtype_of(c.tensor().dtype) : c.self().scalar_dtype;
     if (wrap && from != ScalarDtype::Float) return std::nullopt;
+    // The dtype the values are held in before the cast (a Python float is a double).
+    c10::ScalarType held = tensor ? c.tensor().dtype : from == ScalarDtype::Float ? c10::ScalarType::Double : *t;
     double lo = 0, hi = 0;
     switch (*t) {
       case c10::ScalarType::Byte:  // negative integers wrap around, negative floats overflow
         lo = from == ScalarDtype::Float ? 0 : -255, hi = 255;
         break;
-      case c10::ScalarType::Char: range_of<int8_t>(lo, hi); break;
-      case c10::ScalarType::Short: range_of<int16_t>(lo, hi); break;
-      case c10::ScalarType::Int: range_of<int32_t>(lo, hi); break;
-      case c10::ScalarType::Long: range_of<int64_t>(lo, hi); break;
+      case c10::ScalarType::Char: range_of<int8_t>(lo, hi, held); break;
+      case c10::ScalarType::Short: range_of<int16_t>(lo, hi, held); break;
+      case c10::ScalarType::Int: range_of<int32_t>(lo, hi, held); break;
+      case c10::ScalarType::Long: range_of<int64_t>(lo, hi, held); break;
       default: break;
     }
     return std::vector<double>{lo, hi};

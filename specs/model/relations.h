@@ -14,7 +14,8 @@ Cond unique_dim_of(std::string arg);
 // For a tensor's Size at each dim: broadcastable with the tensors `args` (aligned from the right).
 Cond broadcastable_with(std::vector<std::string> args);
 // For a Scalar value written into tensors of dtype `dtype(c)` (none: no constraint): integral
-// dtypes take only values in their range (uint8 also negative integers, which wrap around).
+// dtypes take only values in their range (uint8 also negative integers, which wrap around), and
+// float16, bfloat16 and float32 values up to their largest finite value.
 // `what` names that dtype in the label. A tensor's values (a 0-dim tensor read as a Scalar)
 // follow the same rule.
 Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
