@@ -85,4 +85,17 @@ void set_backtraces(bool on) {
 
 bool backtraces() { return backtraces_on; }
 
+namespace {
+// Drops kernel warnings (deprecation notices and the like): they are not results of a call.
+struct QuietWarnings : c10::WarningHandler {
+  void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+};
+}  // namespace
+
+void set_kernel_warnings(bool on) {
+  static QuietWarnings quiet;
+  static c10::WarningHandler* const printing = c10::Warning::get_warning_handler();
+  c10::Warning::set_warning_handler(on ? printing : &quiet);
+}
+
 }  // namespace opsfuzz::opcall

@@ -49,6 +49,7 @@ constexpr uint32_t kMaxMessage = 1 << 16;
                          bool keep_backtraces, int fd) {
   at::set_num_threads(1);  // the parent's OpenMP pool does not survive fork
   set_backtraces(keep_backtraces);
+  set_kernel_warnings(false);
   for (size_t i = from; i < n; ++i) {
     CallOutcome o;
     try {

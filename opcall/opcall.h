@@ -174,6 +174,9 @@ CallOutcome try_call(const Op& op, const Stack& args, const Kwargs& kwargs = {},
 // rejected calls ~200x cheaper. Process-wide; do not switch while other threads may throw.
 void set_backtraces(bool on);
 bool backtraces();
+// Kernel warnings (TORCH_WARN: deprecations, ...) are printed to stderr unless turned off.
+// Process-wide; isolated workers turn them off.
+void set_kernel_warnings(bool on);
 
 // ---------------------------------------------------------------------------------- isolation
 

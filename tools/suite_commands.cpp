@@ -43,6 +43,7 @@ int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
   auto s = load(o.file, err);
   if (!s) return 1;
   opcall::set_backtraces(false);  // messages drop them anyway; each would cost ~6 ms
+  opcall::set_kernel_warnings(false);
   size_t counts[3] = {0, 0, 0};
   suite::run_eager(*s, suite::RunOptions{o.seed, suite::IdFilter(o.test_ids)},
                    [&](const suite::TestOutcome& outcome) {

@@ -425,5 +425,16 @@ TEST(Isolation, WorkersTurnBacktracesOffUnlessAsked) {
   EXPECT_THAT(on[0].message, HasSubstr("frame #"));
 }
 
+TEST(Warnings, KernelWarningsCanBeTurnedOff) {
+  set_kernel_warnings(false);
+  ::testing::internal::CaptureStderr();
+  TORCH_WARN("a deprecation notice");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  set_kernel_warnings(true);
+  ::testing::internal::CaptureStderr();
+  TORCH_WARN("a deprecation notice");
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("a deprecation notice"));
+}
+
 }  // namespace
 }  // namespace opsfuzz::opcall
