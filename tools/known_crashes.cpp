@@ -13,6 +13,9 @@ std::span<const KnownCrash> known_crashes() {
       {"index_select.default", "index_select.zero_dim_self_many_indices", "Segmentation fault",
        "ops-fuzz sweep index_select.default --config contract --seed 0 --max 300",
        "the same heap corruption, met as a segmentation fault"},
+      {"_local_scalar_dense.default", "_local_scalar_dense.numel_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _local_scalar_dense.default --invalid --config contract,empty --seed 0 --max 300",
+       "the kernel never checks that self has one element and reads past the end of an empty one"},
   };
   return table;
 }
