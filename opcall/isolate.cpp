@@ -41,6 +41,11 @@ Read read_all(int fd, void* data, size_t n, int timeout_ms) {
   return Read::Ok;
 }
 
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status)) + " before finishing";
+}
+
 namespace {
 
 constexpr uint32_t kMaxMessage = 1 << 16;
@@ -66,11 +71,6 @@ constexpr uint32_t kMaxMessage = 1 << 16;
       break;
   }
   ::_exit(0);
-}
-
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status)) + " before finishing";
 }
 
 }  // namespace
@@ -119,7 +119,7 @@ std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(
       if (limit.ends_with('.')) limit.pop_back();
       add({CallOutcome::TimedOut, "no result within " + limit + " s"});
     } else if (r == Read::Closed) {
-      add({CallOutcome::Crashed, describe_status(status)});
+      add({CallOutcome::Crashed, describe_exit(status)});
     }
   }
   return out;

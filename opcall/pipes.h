@@ -1,7 +1,8 @@
-// Whole reads and writes on pipes between a process and its forked workers.
+// Talking to forked workers: whole reads and writes on pipes, and how a worker ended.
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace opsfuzz::opcall {
 
@@ -12,5 +13,9 @@ enum class Read { Ok, Closed, TimedOut };
 
 // Reads exactly n bytes, waiting at most timeout_ms (-1: forever) for each chunk.
 Read read_all(int fd, void* data, size_t n, int timeout_ms = -1);
+
+// A waitpid() status of a worker that ended early: "killed by signal Aborted", "exited with
+// status 1 before finishing".
+std::string describe_exit(int status);
 
 }  // namespace opsfuzz::opcall

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "engine/config.h"
@@ -86,13 +87,10 @@ std::vector<const Spec*> select_specs(const OpSelection& selection) {
     add(s);
   }
   for (const auto& glob : selection.globs) {
-    size_t before = out.size();
+    bool matched = false;
     for (const auto& s : spec_db())
-      if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0) add(&s);
-    if (out.size() == before && std::none_of(spec_db().begin(), spec_db().end(), [&](const Spec& s) {
-          return ::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0;
-        }))
-      throw UsageError("--ops: no op matches '" + glob + "' (ops-fuzz list-specs lists them all)");
+      if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0) matched = true, add(&s);
+    if (!matched) throw UsageError("--ops: no op matches '" + glob + "' (ops-fuzz list-specs lists them all)");
   }
   if (selection.ops.empty() && selection.globs.empty())
     for (const auto& s : spec_db()) add(&s);
@@ -158,10 +156,7 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
   out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected",
              "crashed", "bind-err", "deviation");
   // Rows in op order, each as soon as it and every op before it are done.
-  std::vector<const OpSweep*> arrived(specs.size(), nullptr);
-  std::vector<OpSweep> kept(specs.size());
-  std::map<std::string, size_t> position;
-  for (size_t i = 0; i < specs.size(); ++i) position[specs[i]->op()] = i;
+  std::vector<std::optional<OpSweep>> arrived(specs.size());
   size_t printed = 0, done = 0, failing = 0;
   auto start = std::chrono::steady_clock::now();
   auto print = [&](const OpSweep& r) {
@@ -178,10 +173,8 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
                static_cast<unsigned long long>(r.bind_errors), static_cast<unsigned long long>(r.deviation));
     out.flush();
   };
-  auto results = sweep(specs, o.sweep, [&](const OpSweep& r) {
-    size_t i = position.at(r.op);
-    kept[i] = r;
-    arrived[i] = &kept[i];
+  auto results = sweep(specs, o.sweep, [&](size_t i, const OpSweep& r) {
+    arrived[i] = r;
     ++done, failing += !r.passed();
     if (o.progress) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

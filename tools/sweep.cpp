@@ -166,19 +166,14 @@ Job start_job(const std::vector<const Spec*>& specs, const SweepOptions& options
   return Job{pid, down[1], up[0], -1};
 }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
 }  // namespace
 
 std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOptions& options,
-                           const std::function<void(const OpSweep&)>& done) {
+                           const std::function<void(size_t, const OpSweep&)>& done) {
   std::vector<OpSweep> results(specs.size());
   auto finish = [&](size_t i, OpSweep r) {
     results[i] = std::move(r);
-    if (done) done(results[i]);
+    if (done) done(i, results[i]);
   };
   if (options.jobs <= 1 || specs.size() <= 1) {
     for (size_t i = 0; i < specs.size(); ++i) finish(i, sweep_op(*specs[i], options));
@@ -221,7 +216,7 @@ std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOpt
       if (lost >= 0) {
         OpSweep r;
         r.op = specs[lost]->op();
-        r.error = "its sweep job " + describe_exit(status);
+        r.error = "its sweep job " + opcall::describe_exit(status);
         finish(static_cast<size_t>(lost), std::move(r));
         if (next < specs.size()) {  // a fresh job carries on
           jobs.push_back(start_job(specs, options, jobs));

@@ -50,10 +50,10 @@ struct OpSweep {
 // One op, in this process (its samples run in isolated workers).
 OpSweep sweep_op(const Spec& spec, const SweepOptions& options);
 
-// Every op, in `options.jobs` processes; `done` sees each result as it arrives. Results come
-// back in the order of `specs`.
+// Every op, in `options.jobs` processes; `done` sees each result, with its op's index in
+// `specs`, as it arrives. Results come back in the order of `specs`.
 std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOptions& options,
-                           const std::function<void(const OpSweep&)>& done = {});
+                           const std::function<void(size_t, const OpSweep&)>& done = {});
 
 // The command that regenerates and runs sample `index` of `op`.
 std::string sample_command(const std::string& op, uint64_t index, const SweepOptions& options);
