@@ -152,7 +152,8 @@ ScalarDtype scalar_dtype_of(ScalarType t) {
 }
 
 std::string_view name(ValueProfile p) {
-  static constexpr std::string_view names[] = {"uniform", "boundary", "special", "zeros", "smallint", "sparse"};
+  static constexpr std::string_view names[] = {"uniform", "boundary", "special",  "zeros",   "smallint",
+                                                 "sparse",  "extremes", "rounding", "integral"};
   return names[static_cast<int>(p)];
 }
 

@@ -8,9 +8,11 @@
 
 namespace opsfuzz {
 
-// How a tensor's elements are drawn from its value space. Uniform is the default; the others
-// are what the engine enumerates when a tensor's Value attribute is in focus.
-enum class ValueProfile : uint8_t { Uniform, Boundary, Special, Zeros, SmallInt, Sparse };
+// How a tensor's elements are drawn from its value space. Uniform is the default; the next five
+// are what the engine enumerates when a tensor's Value attribute is in focus; the last three are
+// the value configurations (values that find bugs: a dtype's extremes, exact halves and
+// integral-valued floats, integers at their bounds).
+enum class ValueProfile : uint8_t { Uniform, Boundary, Special, Zeros, SmallInt, Sparse, Extremes, Rounding, Integral };
 std::string_view name(ValueProfile p);
 inline constexpr ValueProfile kValueProfiles[] = {ValueProfile::Uniform, ValueProfile::Boundary,
     ValueProfile::Special, ValueProfile::Zeros, ValueProfile::SmallInt, ValueProfile::Sparse};
@@ -23,6 +25,13 @@ struct TensorMeta {
   VariableSpace values{VarType::Float};  // the elements' admissible values
   ValueProfile profile = ValueProfile::Uniform;
   bool contiguous = false;  // never given a non-contiguous layout
+  // Under the contract configuration: elements outside `keeps` fall into deviation `id` (a rule
+  // on the values that valid generation keeps to otherwise).
+  struct ValueDeviation {
+    VariableSpace keeps;
+    std::string id;
+  };
+  std::vector<ValueDeviation> value_deviations;
 };
 
 struct MetaArg {

@@ -13,6 +13,14 @@ bool TensorConfig::allows(c10::ScalarType t) const {
   return std::find(disallowed.begin(), disallowed.end(), t) == disallowed.end();
 }
 
+size_t TensorConfig::value_profiles(ValueProfile (&out)[3]) const {
+  size_t n = 0;
+  if (extremes) out[n++] = ValueProfile::Extremes;
+  if (rounding) out[n++] = ValueProfile::Rounding;
+  if (integral) out[n++] = ValueProfile::Integral;
+  return n;
+}
+
 Config Config::parse(const std::string& words) {
   Config cfg;
   std::stringstream ss(words);
@@ -30,6 +38,9 @@ Config Config::parse(const std::string& words) {
     else if (key == "permuted") t.permuted = on;
     else if (key == "strided") t.strided = on;
     else if (key == "channels_last") t.channels_last = on;
+    else if (key == "extremes") t.extremes = on;
+    else if (key == "rounding") t.rounding = on;
+    else if (key == "integral") t.integral = on;
     else if (word == "sampling") cfg.joint = JointStrategy::Sampling;
     else if (key == "contract") cfg.contract = on;
     else if (word == "z3") {
@@ -40,7 +51,7 @@ Config Config::parse(const std::string& words) {
     } else
       throw std::invalid_argument("unknown config word '" + word +
                                   "' (known: zerodim, empty, half, transposed, permuted, strided, "
-                                  "channels_last, contract; prefix 'no' to switch off; sampling or z3 for joint constraints)");
+                                  "channels_last, extremes, rounding, integral, contract; prefix 'no' to switch off; sampling or z3 for joint constraints)");
   }
   return cfg;
 }

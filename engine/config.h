@@ -1,6 +1,8 @@
 // What the engine may generate: structural limits and the tensor configuration.
 #pragma once
 
+#include "argtypes/meta_arg.h"
+
 #include <c10/core/ScalarType.h>
 
 #include <cstdint>
@@ -30,7 +32,14 @@ struct TensorConfig {
   std::vector<c10::ScalarType> disallowed;
   // Non-contiguous layouts holding the same values.
   bool transposed = false, permuted = false, strided = false, channels_last = false;
+  // Values that find bugs, each a ValueProfile: elements favour the dtype's extremes (largest,
+  // smallest, near the overflow of exp, cosh and pow, subnormals, ±0, ±inf, NaN), exact halves
+  // and integral-valued floats, or integers at their bounds. Tensors not in a Value focus take
+  // one of the profiles switched on.
+  bool extremes = false, rounding = false, integral = false;
   bool allows(c10::ScalarType t) const;
+  // The profiles of the value configurations switched on, in a fixed order; returns how many.
+  size_t value_profiles(ValueProfile (&out)[3]) const;
 };
 
 // How joint constraints are solved: look-ahead with Z3, or sampling with retry.
@@ -48,7 +57,8 @@ struct Config {
   // (where the kernel departs from the contract) and invalid ones may break rules the kernel
   // does not check; samples say which deviations they hit.
   bool contract = false;
-  // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last,contract" (a leading
+  // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last,extremes,rounding,
+  // integral,contract" (a leading
   // "no" switches a default off: "nozerodim"), and "sampling" or "z3" for joint constraints.
   // Throws std::invalid_argument on an unknown word.
   static Config parse(const std::string& words);

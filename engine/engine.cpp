@@ -253,10 +253,12 @@ bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const In
   return true;
 }
 
-void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial,
-                                    const Value& v) {
+std::vector<std::pair<VariableSpace, const Deviation*>> MetaArgEngine::avoided(Attribute a, int64_t element,
+                                                                               int64_t count,
+                                                                               const IntList* partial) const {
   Ctx ctx(&spec_, *argspec_, *metas_, *meta_);
   ctx.solving(a, element, count, partial, entry_);
+  std::vector<std::pair<VariableSpace, const Deviation*>> out;
   for (const auto& c : argspec_->constraints) {
     if (c.attribute != a || c.role != Role::Avoid) continue;
     std::optional<Operand> op;
@@ -266,12 +268,18 @@ void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count,
       continue;  // not defined on these dependencies (an invalid sample's)
     }
     if (!op) continue;
-    VariableSpace avoided = attrs_.universe(argspec_->type, a, *meta_);
-    apply(avoided, c.suffix, *op, false);
-    if (!avoided.contains(coerce(avoided.type(), v)) &&
-        std::find(hits_.begin(), hits_.end(), c.deviation.get()) == hits_.end())
-      hits_.push_back(c.deviation.get());
+    VariableSpace keeps = attrs_.universe(argspec_->type, a, *meta_);
+    apply(keeps, c.suffix, *op, false);
+    out.emplace_back(std::move(keeps), c.deviation.get());
   }
+  return out;
+}
+
+void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                                    const Value& v) {
+  for (const auto& [keeps, deviation] : avoided(a, element, count, partial))
+    if (!keeps.contains(coerce(keeps.type(), v)) && std::find(hits_.begin(), hits_.end(), deviation) == hits_.end())
+      hits_.push_back(deviation);
 }
 
 bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
@@ -315,14 +323,20 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
   bool negated_before = negated_;
   if (!space_for(A::Value, entry_, count, nullptr, t.values)) return false;
+  if (cfg_.contract)  // which values fall into a deviation is known once the tensor is made
+    for (auto& [keeps, deviation] : avoided(A::Value, entry_, count, nullptr))
+      t.value_deviations.push_back({std::move(keeps), deviation->id});
   if (negated_ && !negated_before && std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
     dead_end_ = DeadEnd{arg_, A::Value, entry_, {"cannot violate a value rule with no elements"}};
     return false;
   }
+  ValueProfile configured[3];
   if (req_.focus == A::Value) {
     size_t v = static_cast<size_t>(req_.variant);
     t.profile = v < std::size(kValueProfiles) ? kValueProfiles[v] : kValueProfiles[rng_->index(std::size(kValueProfiles))];
     variants_ = static_cast<int>(std::size(kValueProfiles));
+  } else if (size_t n = cfg_.tensor.value_profiles(configured)) {
+    t.profile = configured[n == 1 ? 0 : rng_->index(n)];
   }
   return true;
 }

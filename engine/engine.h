@@ -100,6 +100,9 @@ class MetaArgEngine {
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
+  // The spaces the Avoid constraints on attribute `a` keep valid generation to, each with its deviation.
+  std::vector<std::pair<VariableSpace, const Deviation*>> avoided(Attribute a, int64_t element, int64_t count,
+                                                                  const IntList* partial) const;
 
   const Spec& spec_;
   const Config& cfg_;

@@ -10,16 +10,6 @@
 namespace opsfuzz {
 namespace {
 
-double subnormal(c10::ScalarType t) {
-  switch (t) {
-    case c10::ScalarType::Float: return std::numeric_limits<float>::denorm_min();
-    case c10::ScalarType::Double: return std::numeric_limits<double>::denorm_min();
-    case c10::ScalarType::Half: return 5.9604644775390625e-08;
-    case c10::ScalarType::BFloat16: return 9.183549615799121e-41;
-    default: return 0;
-  }
-}
-
 template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
   if (gen.fill_plain(data, n, rng)) return;
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(gen.next(rng));
@@ -50,11 +40,32 @@ bool laid_out_non_contiguous(const c10::IValue& v) {
   return false;
 }
 
+// Whether every element of `t` lies in `space` (complex tensors: both parts).
+bool values_within(const at::Tensor& t, const VariableSpace& space) {
+  at::Tensor d = (t.is_complex() ? at::view_as_real(t.resolve_conj()) : t).to(at::kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  for (int64_t i = 0, n = d.numel(); i < n; ++i)
+    if (!(std::isnan(p[i]) ? space.admits_nan() : space.contains(p[i]))) return false;
+  return true;
+}
+
+// The ids of the value deviations (contract configuration) that argument `v` falls into.
+void note_value_deviations(const MetaArg& meta, const c10::IValue& v, std::vector<std::string>& hits) {
+  for (size_t k = 0; k < meta.tensors.size(); ++k) {
+    const TensorMeta& t = meta.tensors[k];
+    if (t.value_deviations.empty() || t.none) continue;
+    const at::Tensor tensor = v.isTensor() ? v.toTensor() : v.isTensorList() ? v.toTensorList().get(k) : *v.toOptionalTensorList().get(k);
+    for (const auto& d : t.value_deviations)
+      if (std::find(hits.begin(), hits.end(), d.id) == hits.end() && !values_within(tensor, d.keeps)) hits.push_back(d.id);
+  }
+}
+
 }  // namespace
 
 at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
   at::Tensor t = at::empty(meta.shape, at::TensorOptions().dtype(meta.dtype));
-  VariableGenerator gen(meta.values, meta.profile, subnormal(meta.dtype));
+  const auto favoured = meta.profile == ValueProfile::Uniform ? std::vector<double>() : favoured_values(meta.profile, meta.dtype);
+  VariableGenerator gen(meta.values, meta.profile, favoured);
   int64_t n = t.numel();
   using S = c10::ScalarType;
   switch (meta.dtype) {
@@ -182,6 +193,7 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     const auto& a = spec_.args()[i];
     if (a.layout_deviation && cfg_.contract && laid_out_non_contiguous(values_[i]))
       out.deviations.push_back(a.layout_deviation->id);
+    if (cfg_.contract && !tuple_.metas[i].none) note_value_deviations(tuple_.metas[i], values_[i], out.deviations);
     if (a.keyword) out.kwargs.emplace_back(a.name, std::move(values_[i]));
     else out.args.push_back(std::move(values_[i]));
   }

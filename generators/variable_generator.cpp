@@ -1,12 +1,82 @@
 #include "generators/variable_generator.h"
 
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace opsfuzz {
+namespace {
 
-VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile profile, double tiny, double window)
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Both signs of each value.
+void signed_pairs(std::vector<double>& out, std::initializer_list<double> magnitudes) {
+  for (double m : magnitudes) out.push_back(m), out.push_back(-m);
+}
+
+template <class F> std::vector<double> float_values(ValueProfile p) {
+  using L = std::numeric_limits<F>;
+  const double max = static_cast<double>(L::max()), tiny = static_cast<double>(L::denorm_min());
+  std::vector<double> out;
+  switch (p) {
+    case ValueProfile::Special:
+      out = {0.0, 1.0, -1.0, kInf, -kInf, std::nan(""), -0.0};
+      signed_pairs(out, {tiny});
+      break;
+    case ValueProfile::Extremes: {
+      // exp overflows past log(max), cosh and sinh past log(2 max), x*x past sqrt(max).
+      const double exp_edge = std::log(max), cosh_edge = exp_edge + std::log(2.0), square_edge = std::sqrt(max);
+      out = {0.0, -0.0, kInf, -kInf, std::nan("")};
+      signed_pairs(out, {max, static_cast<double>(L::min()), tiny, exp_edge - 0.01, exp_edge + 0.01,
+                         cosh_edge - 0.01, cosh_edge + 0.01, square_edge * (1 - 1e-3), square_edge * (1 + 1e-3)});
+      break;
+    }
+    case ValueProfile::Rounding: {
+      // Past 2^(digits-1) every float is an integer; below it, the largest float with a fraction.
+      const double integral_from = std::ldexp(1.0, L::digits - 1), below_half = 0.5 - std::ldexp(1.0, -L::digits - 1);
+      out = {0.0, -0.0};
+      signed_pairs(out, {0.5, 1.5, 2.5, 3.5, below_half, 1.0, 2.0, 3.0, integral_from, integral_from - 0.5});
+      break;
+    }
+    default: break;
+  }
+  return out;
+}
+
+template <class I> std::vector<double> integer_values(ValueProfile p) {
+  const double lo = static_cast<double>(std::numeric_limits<I>::lowest()), hi = static_cast<double>(std::numeric_limits<I>::max());
+  switch (p) {
+    case ValueProfile::Special: return {0.0, 1.0, -1.0};
+    case ValueProfile::Extremes: return {lo, lo + 1, hi - 1, hi};
+    case ValueProfile::Integral: return {lo, -1.0, 0.0, 1.0, hi};
+    default: return {};
+  }
+}
+
+}  // namespace
+
+std::vector<double> favoured_values(ValueProfile p, c10::ScalarType t) {
+  using S = c10::ScalarType;
+  switch (t) {
+    case S::Bool: return p == ValueProfile::Special ? std::vector<double>{0.0, 1.0} : std::vector<double>{};
+    case S::Byte: return integer_values<uint8_t>(p);
+    case S::Char: return integer_values<int8_t>(p);
+    case S::Short: return integer_values<int16_t>(p);
+    case S::Int: return integer_values<int32_t>(p);
+    case S::Long: return integer_values<int64_t>(p);
+    case S::Half: return float_values<c10::Half>(p);
+    case S::BFloat16: return float_values<c10::BFloat16>(p);
+    case S::Float:
+    case S::ComplexFloat: return float_values<float>(p);
+    default: return float_values<double>(p);
+  }
+}
+
+VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile profile, std::span<const double> favoured,
+                                     double window)
     : space_(space), profile_(profile), is_int_(space.type() != VarType::Float) {
   auto admit = [&](std::vector<double>& out, double v) {
     if ((space.contains(v) || (std::isnan(v) && space.admits_nan())) &&
@@ -25,12 +95,7 @@ VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile pr
     for (const auto& v : space.values())
       if (is_numeric(v)) boundaries_.push_back(as_double(v));
   }
-  for (double v : {0.0, 1.0, -1.0}) admit(specials_, v);
-  if (!is_int_) {
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    for (double v : {inf, -inf, std::nan(""), -0.0}) admit(specials_, v);
-    if (tiny > 0) admit(specials_, tiny), admit(specials_, -tiny);
-  }
+  for (double v : favoured) admit(favoured_, v);
   for (const auto& w : windows_) total_ += w.hi - w.lo + (is_int_ ? 1 : 0);
   plain_ = profile == ValueProfile::Uniform && space.is_interval() && windows_.size() == 1;
   if (plain_) {
@@ -78,7 +143,10 @@ double VariableGenerator::next_profiled(Rng& rng) {
     case ValueProfile::Boundary:
       return boundaries_.empty() || rng.chance(0.25) ? uniform(rng) : boundaries_[rng.index(boundaries_.size())];
     case ValueProfile::Special:
-      return specials_.empty() || rng.chance(0.5) ? uniform(rng) : specials_[rng.index(specials_.size())];
+    case ValueProfile::Extremes:
+    case ValueProfile::Rounding:
+    case ValueProfile::Integral:
+      return favoured_.empty() || rng.chance(0.5) ? uniform(rng) : favoured_[rng.index(favoured_.size())];
     case ValueProfile::Zeros: return nearest(0);
     case ValueProfile::SmallInt: return nearest(static_cast<double>(rng.uniform_int(-3, 3)));
     case ValueProfile::Sparse: return rng.chance(0.8) ? nearest(0) : uniform(rng);

@@ -5,6 +5,9 @@
 #include "argtypes/meta_arg.h"
 #include "argtypes/rng.h"
 
+#include <c10/core/ScalarType.h>
+
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -12,14 +15,15 @@ namespace opsfuzz {
 
 class VariableGenerator {
  public:
-  // `tiny` is the smallest positive subnormal of the element type being generated (0: none);
-  // `window` bounds uniform draws from unbounded spaces.
-  VariableGenerator(const VariableSpace& space, ValueProfile profile, double tiny = 0, double window = 20);
+  // `favoured` are the values the profile draws half of the time, as far as the space admits
+  // them (see favoured_values); `window` bounds uniform draws from unbounded spaces.
+  VariableGenerator(const VariableSpace& space, ValueProfile profile, std::span<const double> favoured = {},
+                    double window = 20);
   double next(Rng& rng) {  // the common case inline: uniform over one window
     if (!plain_) return next_profiled(rng);
     return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
   }
-  const std::vector<double>& specials() const { return specials_; }
+  const std::vector<double>& favoured() const { return favoured_; }
 
   // Fills n elements when the profile is plain Uniform (false otherwise): elements narrower
   // than double take two 32-bit draws from one 64-bit random number.
@@ -53,11 +57,19 @@ class VariableGenerator {
   bool is_int_;
   std::vector<Interval> windows_;     // the space clipped to [-window, window]
   std::vector<double> boundaries_;    // finite interval ends and their neighbours
-  std::vector<double> specials_;      // admitted special values
+  std::vector<double> favoured_;      // admitted favoured values
   double total_ = 0;
   bool plain_ = false;  // Uniform profile over a single window
   double lo_ = 0, width_ = 0;
   uint64_t span_ = 1;
 };
+
+// The values profile `p` favours for elements of dtype `t`, before a space admits them: for
+// Special 0, ±1 and the floats' ±inf, NaN, -0.0 and smallest subnormals; for Extremes the
+// dtype's largest and smallest finite values, smallest normals and subnormals, values around the
+// overflow of exp, cosh/sinh and x*x, ±0, ±inf, NaN; for Rounding exact halves, integral-valued
+// floats and the largest float with a fraction; for Integral an integer dtype's min, -1, 0, 1,
+// max. None for the other profiles, or where a profile has nothing to say about the dtype.
+std::vector<double> favoured_values(ValueProfile p, c10::ScalarType t);
 
 }  // namespace opsfuzz

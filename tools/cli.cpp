@@ -29,7 +29,8 @@ CLI::Validator config_words() {
 
 const char* kConfigHelp =
     "comma-separated: zerodim, empty, half, transposed, permuted, strided, channels_last ('no' "
-    "switches a default off: nozerodim); contract (the op's contract without the spec's "
+    "switches a default off: nozerodim); extremes, rounding, integral (tensors' values favour the "
+    "dtype's extremes, exact halves and integral-valued floats, integers at their bounds); contract (the op's contract without the spec's "
     "deviations: samples may hit them, and say which; see list-specs --deviations); z3 (joint "
     "constraints solved by look-ahead, the default with Z3) or sampling (retried until they hold)";
 

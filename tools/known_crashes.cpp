@@ -1,5 +1,7 @@
 #include "tools/known_crashes.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 
 namespace opsfuzz {
@@ -16,14 +18,21 @@ std::span<const KnownCrash> known_crashes() {
       {"_local_scalar_dense.default", "_local_scalar_dense.numel_unchecked", "Segmentation fault",
        "ops-fuzz sweep _local_scalar_dense.default --invalid --config contract,empty --seed 0 --max 300",
        "the kernel never checks that self has one element and reads past the end of an empty one"},
+      {"*", "*.lowest_dividend_by_minus_one", "Floating point exception",
+       "ops-fuzz sweep --ops 'div.*_mode,fmod.*,remainder.*,floor_divide.*' --config contract,integral --max 1000",
+       "the lowest int32 or int64 dividend divided by -1 overflows, and x86 integer division traps"},
+      {"avg_pool2d.default", "avg_pool2d.lowest_sum_by_minus_one", "Floating point exception",
+       "ops-fuzz sweep avg_pool2d.default --config contract,integral --seed 0 --max 1000",
+       "an int64 window summing to the lowest int64, divided by divisor_override -1, overflows and traps"},
   };
   return table;
 }
 
 const KnownCrash* find_known_crash(const std::string& op, const std::vector<std::string>& wheres,
                                    const std::string& message) {
+  auto matches = [](const char* glob, const std::string& s) { return ::fnmatch(glob, s.c_str(), 0) == 0; };
   for (const auto& k : known_crashes())
-    if (op == k.op && std::find(wheres.begin(), wheres.end(), k.where) != wheres.end() &&
+    if (matches(k.op, op) && std::any_of(wheres.begin(), wheres.end(), [&](const auto& w) { return matches(k.where, w); }) &&
         message.ends_with(std::string("signal ") + k.signal))
       return &k;
   return nullptr;

@@ -9,8 +9,8 @@
 namespace opsfuzz {
 
 struct KnownCrash {
-  const char* op;       // "index_select.default"
-  const char* where;    // the violated constraint's label, or the deviation's id
+  const char* op;       // "index_select.default" (a glob)
+  const char* where;    // the violated constraint's label, or the deviation's id (a glob)
   const char* signal;   // as strsignal() names it: "Aborted", "Segmentation fault"
   const char* command;  // reproduces it
   const char* what;     // what goes wrong in the kernel

@@ -159,20 +159,28 @@ Cond nonzero_divisor(std::string dividend, bool mode) {
             });
 }
 
-// The lowest int32 or int64 divided by -1 overflows, and the x86 kernels of integer division die
-// of SIGFPE on it instead of wrapping around as the other integer ops do. This is a finding (see
-// the report of the spec's author), scoped out here because a deviation on a tensor's values is
-// not yet recorded as a hit by the engine: dividends of int32 and int64 skip their lowest value.
-Cond no_lowest_dividend(bool mode) {
-  return Scope(Ge(std::string("the lowest value of self.dtype plus one when it is int32 or int64") +
-                      (mode ? " and rounding_mode is given" : ""),
-                  [mode](const Ctx& c) -> std::optional<double> {
-                    if (mode && c.is_none("rounding_mode")) return std::nullopt;
-                    S t = c.tensor().dtype;
-                    if (t == S::Int) return -2147483647.0;
-                    if (t == S::Long) return -9223372036854774784.0;  // the first double above -2^63
-                    return std::nullopt;
-                  }));
+// A divisor of a wider integral dtype is cast into the result dtype first, wrapping around, and
+// may wrap to zero (-32768 as uint8): divisors stay within the range of an integral result dtype,
+// where the rule above says all there is to say.
+Cond divisor_within_result() {
+  return Scope(fits_dtype("the result dtype when it is integral", [](const Ctx& c) -> std::optional<S> {
+    S joined = result_type(c, {"self"}, Typed{c.tensor().dtype, c.tensor().shape.empty()});
+    if (integral(joined)) return joined;
+    return std::nullopt;
+  }));
+}
+
+// The lowest int32 or int64 dividend divided by -1 overflows, and the x86 kernels of integer
+// division die of SIGFPE on it instead of wrapping around as the other integer ops do.
+Cond no_lowest_dividend(const std::string& op, bool mode) {
+  std::string id = op.ends_with(".default") ? op.substr(0, op.size() - 8) : op;
+  auto d = deviation(id + ".lowest_dividend_by_minus_one",
+      "the lowest int32 or int64 dividend divided by -1 kills the process with SIGFPE (x86 idiv traps on the "
+      "overflow) instead of wrapping around as the other integer ops do",
+      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
+  return Avoid(d, above_lowest_integer(mode ? " and rounding_mode is given" : "", [mode](const Ctx& c) {
+    return !mode || !c.is_none("rounding_mode");
+  }));
 }
 
 ArgSpec rounding_mode() {
@@ -205,12 +213,12 @@ struct Rules {
   std::optional<Cond> other_value = {};  // one more rule on other's value
 };
 
-ArgSpec self_tensor(const Rules& r) {
+ArgSpec self_tensor(const std::string& op, const Rules& r) {
   ArgSpec self = Tensor("self");
   if (!r.self.empty()) self.dtype(In(r.self));
   if (r.divides) {
     if (r.mode) self.deps("rounding_mode");
-    self.value(no_lowest_dividend(r.mode));
+    self.value(no_lowest_dividend(op, r.mode));
   }
   return self;
 }
@@ -237,8 +245,8 @@ Spec binary(std::string op, Rules r, const char* other_name = "other") {
     other.dtype(Avoid(d, promotes_into({"self"}, but_float16(r.result))))
         .rank(Avoid(d, ranks_promoting_into({"self"}, but_float16(r.result))));
   }
-  if (r.divides) other.value(nonzero_divisor("self", r.mode));
-  Spec s = Spec(std::move(op)).in(self_tensor(r)).in(std::move(other));
+  if (r.divides) other.value(nonzero_divisor("self", r.mode)).value(divisor_within_result());
+  Spec s = Spec(op).in(self_tensor(op, r)).in(std::move(other));
   if (r.alpha)
     s.kw(Scalar("alpha").deps("self", other_arg).dtype(In(kAlphaText, [other_arg](const Ctx& c) {
       return alpha_dtypes(c10::promoteTypes(c.dtype("self"), c.dtype(other_arg)));
@@ -273,7 +281,7 @@ Spec with_scalar(std::string op, Rules r, std::vector<K> kinds = {}, const char*
   }
   if (r.divides) other.deps("self").value(nonzero_divisor("self", r.mode));
   if (r.other_value) other.deps("self").value(*r.other_value);
-  Spec s = Spec(std::move(op)).in(self_tensor(r)).in(std::move(other));
+  Spec s = Spec(op).in(self_tensor(op, r)).in(std::move(other));
   if (r.alpha)  // positional in the .Scalar overloads
     s.in(Scalar("alpha").deps("self", other_arg).dtype(In(kAlphaText, [other_arg](const Ctx& c) {
       return alpha_dtypes(promoted_with(c.dtype("self"), c.scalar_dtype(other_arg)));

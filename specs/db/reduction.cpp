@@ -39,6 +39,7 @@ struct Reduce {
   bool floating_result = false;  // the result's dtype (dtype, else self's) is floating
   std::vector<Cond> dim_length{};  // more conditions on len(dim)
   bool size_one_returns = false;   // a reduced dim of size 1 returns before the dtype is checked
+  std::optional<Cond> self_value{};  // one more condition on self's values
   Out out = Out::None;             // the op's .out overload
 };
 
@@ -141,6 +142,7 @@ ArgSpec reduced_dims(const Reduce& r, std::string when = "", std::function<bool(
 Spec reduction(std::string op, Reduce r) {
   Spec s(std::move(op));
   ArgSpec self = reduced_self(r.dtype);
+  if (r.self_value) self.value(*r.self_value);
   if (!r.refused.empty() && !r.dtype) self.dtype(NotIn(r.refused));
   // With dtype None, integral and bool self accumulate into int64.
   std::vector<S> self_refused;
@@ -271,10 +273,31 @@ Spec prod() { return reduction("prod.default", {.dtype = true, .refused = {S::Ha
 Spec prod_dim() {
   return reduction("prod.dim_int", {.dims = Dims::One, .keepdim = true, .dtype = true, .refused = {S::Half, S::BFloat16}});
 }
+// A zero-dim self is copied into the result through a Scalar, whose checked conversion refuses
+// values that do not fit dtype ("value cannot be converted to type int8_t without overflow"),
+// while a self with dims is cast as the contract says (integers wrap around): a deviation.
+Cond zero_dim_checked_cast(const std::string& op) {
+  std::string id = op.substr(0, op.find('.'));
+  auto d = deviation(id + ".zero_dim_checked_cast",
+      "a zero-dim self whose values do not fit dtype is refused (\"value cannot be converted to type ... without "
+      "overflow\"), though a self with dims is cast into dtype, wrapping around",
+      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
+  return Avoid(d, fits_dtype("dtype when self is zero-dim", [](const Ctx& c) -> std::optional<S> {
+    if (!c.tensor().shape.empty()) return std::nullopt;
+    return the_dtype(c);
+  }));
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Spec cumsum() { return reduction("cumsum.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}, .out = Out::Result}); }
+Spec cumsum() {
+  return reduction("cumsum.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half},
+                                      .self_value = zero_dim_checked_cast("cumsum.default"), .out = Out::Result});
+}
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Spec cumprod() { return reduction("cumprod.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half}, .out = Out::Result}); }
+Spec cumprod() {
+  return reduction("cumprod.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half},
+                                       .self_value = zero_dim_checked_cast("cumprod.default"), .out = Out::Result});
+}
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Spec amax() { return reduction("amax.default", {.dims = Dims::List, .keepdim = true, .identity = false, .out = Out::Self}); }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor

@@ -134,6 +134,17 @@ Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(c
   return integral_range(std::move(what), std::move(dtype), true);
 }
 
+Cond above_lowest_integer(std::string when, std::function<bool(const Ctx&)> applies) {
+  return Ge("the lowest value of its dtype plus one when it is int32 or int64" + when,
+            [applies = std::move(applies)](const Ctx& c) -> std::optional<double> {
+              c10::ScalarType t = c.tensor().dtype;
+              if (!applies(c)) return std::nullopt;
+              if (t == c10::ScalarType::Int) return -2147483647.0;
+              if (t == c10::ScalarType::Long) return -9223372036854774784.0;  // the first double above -2^63
+              return std::nullopt;
+            });
+}
+
 std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg) {
   if (c.is_none(arg)) return std::nullopt;
   return std::get<c10::ScalarType>(c.meta(arg).value);

@@ -22,6 +22,9 @@ Cond fits_dtype(std::string what, std::function<std::optional<c10::ScalarType>(c
 // For a tensor's values cast to dtype `dtype(c)`: float values stay in the range of an integral
 // dtype (out of it the cast is undefined); integers wrap around, so they are free.
 Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(const Ctx&)> dtype);
+// For a tensor's values where `applies` holds: above the lowest value of an int32 or int64 tensor,
+// whose division by -1 overflows (`when` ends the label: " when divisor_override is -1").
+Cond above_lowest_integer(std::string when, std::function<bool(const Ctx&)> applies);
 // The value of the ScalarType? argument `arg`; nullopt when it is None.
 std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg);
 // The dtype that type promotion gives the tensors `args`.

@@ -12,17 +12,18 @@ namespace {
 
 TEST(VariableGenerator, SpecialsOnlyWhenAdmitted) {
   VariableSpace all(VarType::Float);
-  VariableGenerator g(all, ValueProfile::Special, 1e-45);
-  const auto& sp = g.specials();
+  const auto specials = favoured_values(ValueProfile::Special, c10::ScalarType::Float);
+  VariableGenerator g(all, ValueProfile::Special, specials);
+  const auto& sp = g.favoured();
   auto has = [&](double v) {
     for (double x : sp)
       if ((std::isnan(v) && std::isnan(x)) || (x == v && std::signbit(x) == std::signbit(v))) return true;
     return false;
   };
-  EXPECT_TRUE(has(INFINITY) && has(-INFINITY) && has(NAN) && has(-0.0) && has(1e-45));
+  EXPECT_TRUE(has(INFINITY) && has(-INFINITY) && has(NAN) && has(-0.0) && has(std::numeric_limits<float>::denorm_min()));
   auto positive = VariableSpace::range(VarType::Float, 1, 5);
-  VariableGenerator p(positive, ValueProfile::Special, 1e-45);
-  for (double x : p.specials()) EXPECT_TRUE(positive.contains(x)) << x;
+  VariableGenerator p(positive, ValueProfile::Special, specials);
+  for (double x : p.favoured()) EXPECT_TRUE(positive.contains(x)) << x;
   Rng rng(3);
   for (int i = 0; i < 1000; ++i) {
     double v = p.next(rng);
@@ -123,6 +124,65 @@ std::vector<Sample> take(const Spec& spec, uint64_t seed, size_t n, Validity v =
   Sample s;
   while (out.size() < n && gen.next(s)) out.push_back(s);
   return out;
+}
+
+// The values each value configuration brings into tensors: counts of elements equal to `v` over
+// the tensors of `dtype` in 300 valid samples of `op`.
+int64_t count_values(const char* op, const char* config, c10::ScalarType dtype, double v) {
+  ArgumentTupleGenerator gen(*find_spec(op), Config::parse(config), 0, Validity::Valid);
+  Sample s;
+  int64_t n = 0;
+  for (int i = 0; i < 300 && gen.next(s); ++i)
+    for (const auto& a : s.args)
+      if (a.isTensor() && a.toTensor().scalar_type() == dtype) {
+        at::Tensor d = a.toTensor().to(at::kDouble);
+        n += (std::isnan(v) ? d.isnan() : d.eq(v)).sum().item<int64_t>();
+      }
+  return n;
+}
+
+TEST(ValueConfigs, BringTheirValuesIntoTensors) {
+  using S = c10::ScalarType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double exp_edge = std::log(static_cast<double>(std::numeric_limits<float>::max()));
+  for (double v : {-inf, std::nan(""), static_cast<double>(std::numeric_limits<float>::denorm_min())})
+    EXPECT_GT(count_values("add.Tensor", "extremes", S::Float, v), 0) << v;
+  for (double v : {static_cast<double>(std::numeric_limits<float>::max()), static_cast<double>(static_cast<float>(exp_edge + 0.01))}) {
+    EXPECT_GT(count_values("add.Tensor", "extremes", S::Float, v), 0) << v;
+    EXPECT_EQ(count_values("add.Tensor", "", S::Float, v), 0) << v;  // not among the default profiles' values
+  }
+  EXPECT_GT(count_values("add.Tensor", "extremes,half", S::Half, 65504), 0);
+  for (double v : {2.5, -0.5, 8388607.5, 8388608.0}) {
+    EXPECT_GT(count_values("add.Tensor", "rounding", S::Float, v), 0) << v;
+    EXPECT_EQ(count_values("add.Tensor", "", S::Float, v), 0) << v;
+  }
+  for (double v : {-128.0, 127.0, -1.0}) EXPECT_GT(count_values("add.Tensor", "integral", S::Char, v), 0) << v;
+  EXPECT_GT(count_values("add.Tensor", "integral", S::Long, -9223372036854775808.0), 0);
+  // A spec's value rules hold: integer divisors are never zero.
+  ArgumentTupleGenerator gen(*find_spec("fmod.Tensor"), Config::parse("integral"), 0, Validity::Valid);
+  Sample s;
+  for (int i = 0; i < 300 && gen.next(s); ++i) {
+    at::Tensor self = s.args[0].toTensor(), other = s.args[1].toTensor();
+    if (self.numel() && other.numel() && c10::isIntegralType(c10::promoteTypes(self.scalar_type(), other.scalar_type()), true))
+      EXPECT_FALSE(other.eq(0).any().item<bool>()) << "#" << s.index;
+  }
+}
+
+// A deviation on a tensor's values is hit where the values fall into it, and only there.
+TEST(ValueConfigs, ValueDeviationsAreRecordedOnTheSamplesThatHitThem) {
+  const char* id = "fmod.Tensor.lowest_dividend_by_minus_one";
+  ArgumentTupleGenerator gen(*find_spec("fmod.Tensor"), Config::parse("contract,integral"), 0, Validity::Valid);
+  Sample s;
+  int hits = 0;
+  for (int i = 0; i < 500 && gen.next(s); ++i) {
+    at::Tensor self = s.args[0].toTensor();
+    bool lowest = (self.scalar_type() == at::kInt && self.eq(std::numeric_limits<int32_t>::min()).any().item<bool>()) ||
+                  (self.scalar_type() == at::kLong && self.eq(std::numeric_limits<int64_t>::min()).any().item<bool>());
+    bool hit = std::find(s.deviations.begin(), s.deviations.end(), id) != s.deviations.end();
+    EXPECT_EQ(hit, lowest) << "#" << s.index;
+    hits += hit;
+  }
+  EXPECT_GT(hits, 0);
 }
 
 TEST(ArgumentTupleGenerator, SameSeedSameSamplesOtherSeedOtherValues) {

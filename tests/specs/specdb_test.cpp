@@ -16,8 +16,8 @@ namespace opsfuzz {
 namespace {
 
 constexpr size_t kSamples = 300;
-const std::vector<std::string> kConfigs = {"default", "half",          "transposed", "permuted",
-                                           "strided", "channels_last", "empty",      "zerodim"};
+const std::vector<std::string> kConfigs = {"default", "half",  "transposed", "permuted", "strided",  "channels_last",
+                                           "empty",   "zerodim", "extremes", "rounding", "integral"};
 
 Config config_named(const std::string& name) { return Config::parse(name == "default" ? "" : name); }
 
