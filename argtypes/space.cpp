@@ -256,6 +256,17 @@ VariableSpace& VariableSpace::outside(double lo, double hi) {
   return *this;
 }
 
+VariableSpace& VariableSpace::round_inward(double (*held)(double v, bool up)) {
+  Intervals kept;
+  for (Interval i : intervals_) {
+    if (std::isfinite(i.lo)) i.lo = held(i.lo, true);
+    if (std::isfinite(i.hi)) i.hi = held(i.hi, false);
+    if (i.lo <= i.hi) kept.push_back(i);
+  }
+  intervals_ = std::move(kept);
+  return *this;
+}
+
 VariableSpace& VariableSpace::intersect(const VariableSpace& other) {
   if (other.type_ != type_) throw std::invalid_argument("intersecting spaces of different types");
   if (!other.interval_) {

@@ -57,6 +57,9 @@ class VariableSpace {
   VariableSpace& gt(double v);
   VariableSpace& outside(double lo, double hi);  // value < lo or value > hi
   VariableSpace& intersect(const VariableSpace& other);
+  // Moves each finite interval end inward to a value a coarser number format holds, dropping the
+  // intervals left empty: `held(v, up)` is that format's nearest value >= v (up) or <= v.
+  VariableSpace& round_inward(double (*held)(double v, bool up));
 
   std::string to_string() const;
   friend bool operator==(const VariableSpace&, const VariableSpace&) = default;

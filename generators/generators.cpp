@@ -40,6 +40,32 @@ bool laid_out_non_contiguous(const c10::IValue& v) {
   return false;
 }
 
+// The value of float format T nearest v on the side `up` (v itself when T holds it).
+template <class T> double held_in(double v, bool up) {
+  const T t = static_cast<T>(v);
+  if (up ? static_cast<double>(t) >= v : static_cast<double>(t) <= v) return static_cast<double>(t);
+  if constexpr (std::is_same_v<T, float>) return std::nextafter(t, up ? INFINITY : -INFINITY);
+  else {  // sign and magnitude: away from zero is one up in the bits
+    const uint16_t x = t.x;
+    const bool negative = x & 0x8000;
+    const uint16_t next = (x & 0x7fff) == 0 ? (up ? 0x0001 : 0x8001) : negative != up ? x + 1 : x - 1;
+    return static_cast<double>(T(next, T::from_bits()));
+  }
+}
+
+// The part of a value space that elements of dtype t hold: a narrower float rounds a value near
+// an end of the space to its nearest neighbour, which may lie outside (65504 is 65536 in bfloat16).
+const VariableSpace& held_space(const VariableSpace& space, c10::ScalarType t, VariableSpace& buffer) {
+  using S = c10::ScalarType;
+  if (t != S::Half && t != S::BFloat16 && t != S::Float) return space;
+  if (!space.is_interval() ||
+      std::none_of(space.intervals().begin(), space.intervals().end(),
+                   [](const Interval& i) { return std::isfinite(i.lo) || std::isfinite(i.hi); }))
+    return space;
+  buffer = space;
+  return buffer.round_inward(t == S::Half ? held_in<c10::Half> : t == S::BFloat16 ? held_in<c10::BFloat16> : held_in<float>);
+}
+
 // Whether every element of `t` lies in `space` (complex tensors: both parts).
 bool values_within(const at::Tensor& t, const VariableSpace& space) {
   at::Tensor d = (t.is_complex() ? at::view_as_real(t.resolve_conj()) : t).to(at::kDouble).contiguous();
@@ -65,7 +91,8 @@ void note_value_deviations(const MetaArg& meta, const c10::IValue& v, std::vecto
 at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
   at::Tensor t = at::empty(meta.shape, at::TensorOptions().dtype(meta.dtype));
   const auto favoured = meta.profile == ValueProfile::Uniform ? std::vector<double>() : favoured_values(meta.profile, meta.dtype);
-  VariableGenerator gen(meta.values, meta.profile, favoured);
+  VariableSpace buffer;
+  VariableGenerator gen(held_space(meta.values, meta.dtype, buffer), meta.profile, favoured);
   int64_t n = t.numel();
   using S = c10::ScalarType;
   switch (meta.dtype) {

@@ -18,6 +18,15 @@ Spec index_select() {
       .in(Tensor("index").deps("self", "dim")
             .dtype(In(std::vector{c10::ScalarType::Long, c10::ScalarType::Int}))
             .rank(Le(1))
+            // An empty dim has no index in range: no indices (implied by the rule on the values).
+            .rank(Scope(Eq("1 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.rank("self") > 0 && c.size("self", c.as_int("dim")) == 0) return 1;
+              return std::nullopt;
+            })))
+            .size(Scope(Eq("0 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.rank("self") > 0 && c.size("self", c.as_int("dim")) == 0) return 0;
+              return std::nullopt;
+            })))
             .size(Avoid(many_indices, Eq("1 when self is zero-dim", [](const Ctx& c) -> std::optional<int64_t> {
               if (c.rank("self") == 0) return 1;
               return std::nullopt;

@@ -43,13 +43,14 @@ struct Reduce {
   Out out = Out::None;             // the op's .out overload
 };
 
-// The dims of self, in both spellings, whose size is not zero (a zero-dim self has one element).
-std::vector<int64_t> dims_with_elements(const Ctx& c) {
+// The dims of self, in both spellings, of size zero (a zero-dim self has one element). The rule
+// excludes them rather than listing the others, so that a dim out of range still breaks only the
+// range rule.
+std::vector<int64_t> dims_without_elements(const Ctx& c) {
   int64_t r = c.rank("self");
-  if (r == 0) return {-1, 0};
   std::vector<int64_t> out;
   for (int64_t d = 0; d < r; ++d)
-    if (c.size("self", d) != 0) out.push_back(d), out.push_back(d - r);
+    if (c.size("self", d) == 0) out.push_back(d), out.push_back(d - r);
   return out;
 }
 
@@ -104,6 +105,17 @@ ArgSpec out_tensor(Out o, bool dtype_arg) {
   return out;
 }
 
+// Without an identity, the dims a reduction names must have elements: an empty self keeps one dim
+// with elements, so that a valid dim exists (a scope; the rule, on dim, is what invalid samples break).
+Cond a_dim_with_elements() {
+  return Scope(Ge("1 at the last dim when every dim before it is 0", [](const Ctx& c) -> std::optional<int64_t> {
+    const IntList& before = c.solved();
+    if (c.dim() != c.rank() - 1 || std::any_of(before.begin(), before.end(), [](int64_t n) { return n != 0; }))
+      return std::nullopt;
+    return 1;
+  }));
+}
+
 // The dim argument of a reduction that reduces `r.dims`. Without an identity, the reduced dims
 // must have elements: always, or only where `no_identity` (read as `when`) holds.
 ArgSpec reduced_dims(const Reduce& r, std::string when = "", std::function<bool(const Ctx&)> no_identity = nullptr) {
@@ -118,9 +130,9 @@ ArgSpec reduced_dims(const Reduce& r, std::string when = "", std::function<bool(
   // No identity: a reduction over no elements has no value.
   auto applies = [no_identity](const Ctx& c) { return !no_identity || no_identity(c); };
   dim.value(Named((one ? "self.size(dim) >= 1" : "self.size(dim[i]) >= 1") + when,
-                  In("the dims of self with elements", [applies](const Ctx& c) -> std::optional<std::vector<int64_t>> {
+                  NotIn("the dims of self without elements", [applies](const Ctx& c) -> std::optional<std::vector<int64_t>> {
                     if (!applies(c)) return std::nullopt;
-                    return dims_with_elements(c);
+                    return dims_without_elements(c);
                   })));
   if (r.dims == Dims::OneOpt || r.dims == Dims::ListOpt)
     dim.optional(Named("dim is given when self has no elements" + when,
@@ -161,6 +173,7 @@ Spec reduction(std::string op, Reduce r) {
     }));
   }
   if (r.dims == Dims::All && !r.identity) self.size(Ge(1));
+  if (r.dims != Dims::All && !r.identity) self.size(a_dim_with_elements());
   if (!r.refused.empty()) {
     // A zero-dim or empty self returns before the kernel checks its dtype.
     auto refused = [refused = r.refused, d = r.dtype](const Ctx& c) -> std::optional<int64_t> {

@@ -63,6 +63,26 @@ TEST(TensorGenerator, EveryDtypeWithinItsSpace) {
   }
 }
 
+// A space's ends that a narrower float cannot hold are rounded inward, not to the nearest value
+// (65504, float16's largest, is 65536 in bfloat16; the largest bfloat16 below it is 65280).
+TEST(TensorGenerator, NarrowFloatsStayInsideTheSpace) {
+  TensorGenerator gen(TensorConfig{});
+  TensorMeta m;
+  m.dtype = c10::ScalarType::BFloat16;
+  m.shape = {4096};
+  m.values = VariableSpace::range(VarType::Float, -65504, 65504);
+  m.profile = ValueProfile::Boundary;
+  Rng rng(1);
+  at::Tensor t = gen.generate(m, rng).to(at::kDouble);
+  EXPECT_EQ(t.max().item<double>(), 65280);
+  EXPECT_EQ(t.min().item<double>(), -65280);
+  m.dtype = c10::ScalarType::Half;
+  m.values = VariableSpace::range(VarType::Float, 0.1, 0.2);  // neither end is a float16
+  t = gen.generate(m, rng).to(at::kDouble);
+  EXPECT_GE(t.min().item<double>(), 0.1);
+  EXPECT_LE(t.max().item<double>(), 0.2);
+}
+
 TEST(TensorGenerator, LayoutsHoldTheSameValues) {
   TensorMeta m;
   m.shape = {2, 3, 4, 5};
