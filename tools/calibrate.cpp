@@ -105,6 +105,14 @@ void record(DtypeProbe& p, const CallOutcome& o) {
   if (p.message.empty()) p.message = first_line(o.message);
 }
 
+// The dtypes of a valid sample's argument `m`, as the spec generated them.
+void mark_generated(const MetaArg& m, ArgCalibration& arg) {
+  if (m.none) return;
+  for (const TensorMeta& t : m.tensors)
+    if (!t.none)
+      for (auto& p : arg.dtypes) p.generated |= p.dtype == t.dtype;
+}
+
 // Each tensor argument cast to each dtype on its bases, every call in an isolated worker.
 std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sample>& valid,
                                          const std::vector<CallOutcome>& outcomes, const CalibrateOptions& options) {
@@ -119,10 +127,7 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
       DtypeProbe& p = arg.dtypes.emplace_back();
       p.dtype = t, p.allowed = allowed.allows(t);
     }
-    for (const Sample& s : valid)
-      for (const TensorMeta& t : s.metas.at(a).tensors)
-        if (!s.metas[a].none && !t.none)
-          for (auto& p : arg.dtypes) p.generated |= p.dtype == t.dtype;
+    for (const Sample& s : valid) mark_generated(s.metas.at(a), arg);
     for (size_t b : pick_bases(valid, outcomes, a, options.bases)) {
       arg.bases.push_back(valid[b].index);
       for (size_t d = 0; d < arg.dtypes.size(); ++d) {
@@ -175,6 +180,7 @@ void judge_valid(const Spec& spec, const std::vector<Sample>& samples, const std
     std::string command = sample_command(spec.op(), samples[i].index, options);
     std::string key = std::string(name(o.kind)) + ": " + normalize_message(o.message);
     add(o.kind == CallOutcome::BindError ? bind_errors : refused, key, samples[i], o, command);
+    c.valid_unbound += o.kind == CallOutcome::BindError;
   }
   c.valid = samples.size();
   c.valid_refused = sorted(std::move(refused));
@@ -192,6 +198,7 @@ void judge_invalid(const Spec& spec, const std::vector<Sample>& samples, const s
     std::string command = sample_command(spec.op(), s.index, options);
     if (o.kind == CallOutcome::BindError) {
       add(bind_errors, "bind error: " + normalize_message(o.message), s, o, command);
+      ++c.invalid_unbound;
       continue;
     }
     ++totals[s.violated];
@@ -331,17 +338,17 @@ void print(const Calibration& c, std::ostream& out) {
   for (const auto& a : c.args) print_arg(a, out);
   uint64_t refused = 0;
   for (const auto& g : c.valid_refused) refused += g.count;
-  out << "\nvalid samples the kernel refuses: " << refused << " of " << c.valid << "\n";
+  auto unbound = [](uint64_t n) { return n ? " (" + std::to_string(n) + " did not bind)" : std::string(); };
+  out << "\nvalid samples the kernel refuses: " << refused << " of " << c.valid << unbound(c.valid_unbound) << "\n";
   print_groups(c.valid_refused, false, out);
   uint64_t accepted = 0;
   for (const auto& g : c.invalid_accepted) accepted += g.count;
   out << "\ninvalid samples the kernel accepts: " << accepted << " of " << c.invalid << " (" << c.invalid_refused
-      << " refused, " << c.invalid_crashed << " crashed)\n";
+      << " refused, " << c.invalid_crashed << " crashed"
+      << (c.invalid_unbound ? ", " + std::to_string(c.invalid_unbound) + " did not bind" : "") << ")\n";
   print_groups(c.invalid_accepted, true, out);
-  uint64_t unbound = 0;
-  for (const auto& g : c.bind_errors) unbound += g.count;
-  out << "\nbinding errors (samples that do not fit the schema: a bug of ours, not a kernel refusal): " << unbound
-      << "\n";
+  out << "\nbinding errors (samples that do not fit the schema: a bug of ours, not a kernel refusal): "
+      << c.valid_unbound + c.invalid_unbound << "\n";
   print_groups(c.bind_errors, false, out);
 }
 
@@ -372,6 +379,8 @@ nlohmann::json to_json(const Calibration& c) {
                       {"invalid_accepted", groups(c.invalid_accepted)},
                       {"invalid_refused", c.invalid_refused},
                       {"invalid_crashed", c.invalid_crashed},
+                      {"valid_unbound", c.valid_unbound},
+                      {"invalid_unbound", c.invalid_unbound},
                       {"bind_errors", groups(c.bind_errors)}};
   if (!c.error.empty()) j["error"] = c.error;
   return j;

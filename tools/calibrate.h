@@ -67,6 +67,7 @@ struct Calibration {
   std::vector<SampleGroup> valid_refused;    // by normalized message, largest first
   std::vector<SampleGroup> invalid_accepted; // by violated constraint, largest first
   uint64_t invalid_refused = 0, invalid_crashed = 0;
+  uint64_t valid_unbound = 0, invalid_unbound = 0;  // of the samples run, binding errors
   std::vector<SampleGroup> bind_errors;      // samples that did not bind: our bug, not the kernel's
   std::string error;                         // generation failed
 };

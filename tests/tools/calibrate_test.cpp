@@ -185,6 +185,32 @@ TEST_F(Calibrate, UncheckedRuleShowsAcceptedInvalidSamples) {
       << report.str();
 }
 
+// A spec whose keyword does not fit the schema (alpah for alpha) is our bug: its samples are
+// binding errors, never refusals of the kernel, and the dtype probes bind no better.
+TEST_F(Calibrate, BindingErrorsAreNotRefusals) {
+  using namespace dsl;
+  Spec misnamed = Spec("add.Tensor").in(Tensor("self")).in(Tensor("other").rank(Le(0))).kw(Scalar("alpah"));
+  Calibration c = calibrate(misnamed, small(20));
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  EXPECT_EQ(c.valid, 20u);
+  EXPECT_TRUE(c.valid_refused.empty()) << c.valid_refused.front().key;
+  ASSERT_EQ(c.bind_errors.size(), 1u);
+  EXPECT_EQ(c.bind_errors[0].count, c.valid + c.invalid);  // invalid samples (other of rank > 0) as well
+  EXPECT_GT(c.invalid, 0u);
+  EXPECT_EQ(c.invalid_refused, 0u);
+  EXPECT_TRUE(c.invalid_accepted.empty());
+  EXPECT_NE(c.bind_errors[0].key.find("alpah"), std::string::npos) << c.bind_errors[0].key;
+  // No valid sample was accepted, so there is no base to probe dtypes on.
+  EXPECT_TRUE(arg(c, "self").bases.empty());
+  std::ostringstream report;
+  print(c, report);
+  EXPECT_EQ(c.valid_unbound, 20u);
+  EXPECT_EQ(c.invalid_unbound, c.invalid);
+  EXPECT_NE(report.str().find("valid samples the kernel refuses: 0 of 20 (20 did not bind)"), std::string::npos)
+      << report.str();
+  EXPECT_NE(report.str().find("not probed"), std::string::npos) << report.str();
+}
+
 TEST_F(Calibrate, CommandLine) {
   auto unknown = cli({"calibrate", "bitwise_andd.Tensor"});
   EXPECT_EQ(unknown.code, 2);
