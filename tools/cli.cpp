@@ -39,15 +39,33 @@ void add_selection(CLI::App* cmd, OpSelection& s) {
   cmd->add_option("--ops", s.globs, "ops by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
 }
 
+// --seed, --max, --config: what selects the samples of an op.
+void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& config, const char* max_help) {
+  cmd->add_option("--seed", seed, "seed of the run; (op, seed, index) regenerates a sample")->capture_default_str();
+  cmd->add_option("--max", max, max_help)->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--config", config, kConfigHelp)->check(config_words());
+}
+
 void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, int64_t& index,
                     std::string& config) {
   cmd->add_flag("--invalid", invalid, "samples that violate exactly one constraint (default: valid ones)");
-  cmd->add_option("--seed", seed, "seed of the run; (op, seed, index) regenerates a sample")->capture_default_str();
-  cmd->add_option("--max", max, "samples per op")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_samples(cmd, seed, max, config, "samples per op");
   cmd->add_option("--index", index, "only the sample with this index (the ones before it are generated and dropped)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--config", config, kConfigHelp)->check(config_words());
 }
+
+const char* kCalibrateHelp =
+    "The spec of OP measured against the linked CPU kernel, every call in an isolated worker (a crash is "
+    "reported, not fatal). (1) Per tensor argument, the dtypes the kernel accepts: the "
+    "argument of a few accepted valid samples (--bases; the smallest with elements and dims first) is cast to each dtype, the "
+    "other arguments unchanged; a dtype is accepted when every base takes it ('mixed' when only some do: "
+    "the rule depends on another argument), and compared with the dtypes the spec's valid samples have. "
+    "The suggested set is the dtypes some base accepted, those only some took listed apart. (2) The valid samples the kernel refuses, grouped "
+    "by message (first line, numbers and bracketed lists normalized). (3) The invalid samples (as many, "
+    "--max) the kernel accepts, grouped by the constraint they violate, out of the samples violating it. "
+    "Samples that do not bind to the schema are counted apart: a bug of ours, not a refusal. Each group "
+    "names a command that reproduces its first sample. Exit code 0 with a report, 1 when the spec cannot "
+    "generate.";
 
 }  // namespace
 
@@ -97,6 +115,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     sw.progress = &err == &std::cerr && ::isatty(STDERR_FILENO);
     command = [&] { return run_sweep(sw, out, err); };
   });
+
+  CalibrateCommand cal;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "for spec authors: the dtypes the CPU kernel takes per tensor argument, the spec's valid "
+                   "samples it refuses and invalid samples it accepts");
+  calibrate_cmd->footer(kCalibrateHelp);
+  calibrate_cmd->add_option("OP", cal.op, "an op of the SpecDB")->required();
+  add_samples(calibrate_cmd, cal.options.seed, cal.options.max, cal.options.config,
+              "valid samples run, and as many invalid ones");
+  calibrate_cmd->add_option("--bases", cal.options.bases, "accepted valid samples each tensor argument's dtypes are probed on")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  calibrate_cmd->add_option("--timeout", cal.options.timeout_s, "seconds a call may run")->capture_default_str();
+  calibrate_cmd->add_option("--json", cal.json, "also write the report to FILE");
+  calibrate_cmd->callback([&] { command = [&] { return run_calibrate(cal, out, err); }; });
 
   SuiteCommand suite;
   auto* validate_cmd = app.add_subcommand(

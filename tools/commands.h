@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/calibrate.h"
 #include "tools/sweep.h"
 
 namespace opsfuzz {
@@ -39,9 +40,16 @@ struct SweepCommand {
   bool progress = false;
 };
 
+struct CalibrateCommand {
+  std::string op;
+  CalibrateOptions options;
+  std::string json;  // --json FILE
+};
+
 int list_specs(bool deviations, std::ostream& out);
 int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err);
 int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err);
+int run_calibrate(const CalibrateCommand& o, std::ostream& out, std::ostream& err);
 
 struct SuiteCommand {
   std::string file;

@@ -74,20 +74,24 @@ std::string sample_command(const std::string& op, uint64_t index, const SweepOpt
   return c;
 }
 
+std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options) {
+  ArgumentTupleGenerator gen(spec, Config::parse(options.config), options.seed,
+                             options.invalid ? Validity::Invalid : Validity::Valid);
+  int64_t count = options.index >= 0 ? options.index + 1 : options.max;
+  std::vector<Sample> samples;
+  Sample s;
+  while (static_cast<int64_t>(samples.size()) < count && gen.next(s)) samples.push_back(s);
+  if (options.index >= 0)
+    samples.erase(samples.begin(), samples.begin() + std::min<int64_t>(options.index, samples.size()));
+  return samples;
+}
+
 OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
   OpSweep r;
   r.op = spec.op();
   auto start = std::chrono::steady_clock::now();
   try {
-    Config cfg = Config::parse(options.config);
-    ArgumentTupleGenerator gen(spec, cfg, options.seed,
-                               options.invalid ? Validity::Invalid : Validity::Valid);
-    int64_t count = options.index >= 0 ? options.index + 1 : options.max;
-    std::vector<Sample> samples;
-    Sample s;
-    while (static_cast<int64_t>(samples.size()) < count && gen.next(s)) samples.push_back(s);
-    if (options.index >= 0)
-      samples.erase(samples.begin(), samples.begin() + std::min<int64_t>(options.index, samples.size()));
+    std::vector<Sample> samples = sweep_samples(spec, options);
     auto outcomes = execute_isolated(samples, options.timeout_s);
     for (size_t i = 0; i < samples.size(); ++i) {
       const Sample& x = samples[i];

@@ -13,6 +13,8 @@
 
 namespace opsfuzz {
 
+struct Sample;  // generators/generators.h
+
 struct SweepOptions {
   bool invalid = false;
   uint64_t seed = 0;
@@ -46,6 +48,10 @@ struct OpSweep {
   // Every judged sample as expected, no new crash, no error.
   bool passed() const;
 };
+
+// The samples of one op that `options` select: the first `max`, or the one at `index` (the ones
+// before it are generated and dropped). Throws what generation throws (UnsatisfiableSpec, ...).
+std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options);
 
 // One op, in this process (its samples run in isolated workers).
 OpSweep sweep_op(const Spec& spec, const SweepOptions& options);
