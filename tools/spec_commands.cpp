@@ -68,6 +68,17 @@ std::string row(const char* format, auto... values) {
   return buf;
 }
 
+// Why an invalid stream of `spec` yields nothing: no rule to break, or rules that no input within
+// the generation limits breaks alone.
+std::string why_never_invalid(const Spec& spec, const Config& cfg) {
+  std::string rules;
+  for (const Task& t : MetaArgTupleEngine(spec, cfg).invalid_tasks())
+    rules += (rules.empty() ? "" : "; ") + (t.joint >= 0 ? spec.joints()[t.joint].label
+                                                         : spec.args()[t.arg].constraints[t.constraint].label);
+  if (rules.empty()) return "every input is valid: the contract has no rule to break (any dtype, shape and value)";
+  return "no input within the generation limits breaks one of its rules alone: " + rules;
+}
+
 }  // namespace
 
 std::vector<const Spec*> select_specs(const OpSelection& selection) {
@@ -152,7 +163,8 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
 
 int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
   auto specs = select_specs(o.selection);
-  note_sampling(specs, parse_config(o.sweep.config), err);
+  const Config config = parse_config(o.sweep.config);
+  note_sampling(specs, config, err);
   out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected",
              "crashed", "bind-err", "deviation");
   // Rows in op order, each as soon as it and every op before it are done.
@@ -166,6 +178,8 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
           << "\n  repro: " << e.command << "\n";
     }
     if (!r.error.empty()) err << r.op << ": not swept: " << r.error << "\n";
+    if (o.sweep.invalid && r.samples == 0 && r.error.empty())
+      err << r.op << ": no invalid sample: " << why_never_invalid(*find_spec(r.op), config) << "\n";
     out << row("%-30s %8llu %8.1f%% %8llu %8llu %8llu %8llu %10llu\n", r.op.c_str(),
                static_cast<unsigned long long>(r.samples), r.judged == 0 ? 100.0 : 100.0 * r.expected / r.judged,
                static_cast<unsigned long long>(r.accepted), static_cast<unsigned long long>(r.rejected),
