@@ -287,15 +287,11 @@ bool Walk::narrow(const Constraint& c, const Ctx& ctx, VariableSpace& space) {
 }
 
 void Walk::missed(const std::string& label, Role role, const DeviationRef& deviation) {
-  switch (role) {
-    case Role::Rule: add_once(out_.broken, label); break;
-    case Role::Scope: add_once(out_.outside_scope, label); break;
-    case Role::Avoid: add_once(out_.deviations, deviation->id); break;
-    case Role::Unchecked:
-      add_once(out_.broken, label);
-      add_once(out_.deviations, deviation->id);
-      break;
-  }
+  if (role == Role::Rule || role == Role::Unchecked) add_once(out_.broken, label);
+  if (role == Role::Scope) add_once(out_.outside_scope, label);
+  // Spec::check makes every Avoid and Unchecked constraint name its deviation; a spec built by
+  // hand and not checked may not.
+  if ((role == Role::Avoid || role == Role::Unchecked) && deviation) add_once(out_.deviations, deviation->id);
 }
 
 void Walk::joints() {
