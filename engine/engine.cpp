@@ -16,7 +16,11 @@ VariableSpace dtype_space(const TensorConfig& tc) {
   return VariableSpace::of(VarType::TensorDtype, ds);
 }
 
-// The values a tensor of this dtype can hold.
+// Bounds used to sample from an unbounded side of a space.
+constexpr double kWindow = 1 << 20;
+
+}  // namespace
+
 VariableSpace tensor_value_space(c10::ScalarType t) {
   using L = std::numeric_limits<int64_t>;
   switch (t) {
@@ -54,11 +58,6 @@ void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
     case Suffix::Gen: s.in(negate ? op.invalid : op.values); break;
   }
 }
-
-// Bounds used to sample from an unbounded side of a space.
-constexpr double kWindow = 1 << 20;
-
-}  // namespace
 
 // ---- AttributeEngine ---------------------------------------------------------------------
 

@@ -29,6 +29,13 @@ struct DeadEnd {
   std::string describe(const Spec& spec) const;
 };
 
+// Narrows `s` by one constraint's condition `suffix op` (negated: by its complement). What the
+// engine does for every constraint it applies; also how a given value is tested against one
+// constraint (generators/classify.h).
+void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate);
+// The values a tensor of dtype t can hold (Int spaces for bool and integral dtypes).
+VariableSpace tensor_value_space(c10::ScalarType t);
+
 class AttributeEngine {
  public:
   explicit AttributeEngine(const Config& cfg);

@@ -146,6 +146,25 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   list_cmd->callback([&] { command = [&] { return list_tests(suite, out, err); }; });
   run_cmd->callback([&] { command = [&] { return run_eager(suite, out, err); }; });
 
+  CheckCommand check;
+  auto* check_cmd = app.add_subcommand(
+      "check",
+      "classifies each test of a YAML suite that calls an op with a spec: its inputs (bound to the op's "
+      "schema, defaults filled) are valid by the spec, or break its rules (listed by label); deviations "
+      "they hit, and what lies outside the generation scope (Scope constraints, the configuration's "
+      "limits: not rules), are listed under it. Modules and ops without a spec are listed as such. "
+      "Exit 0 whatever the classification (1 when the suite cannot be loaded), unless --expect-valid");
+  check_cmd->add_option("FILE", check.suite.file, "the suite")->required();
+  check_cmd->add_option("--test-ids", check.suite.test_ids, "semicolon-separated ids; one ending in '*' is a prefix");
+  check_cmd->add_option("--seed", check.suite.seed, "seed of the inputs (as run-eager's)")->capture_default_str();
+  check_cmd->add_option("--config", check.config,
+                        "the configuration whose limits (dtypes, rank, sizes, list lengths) bound the generation "
+                        "scope: " + std::string(kConfigHelp))
+      ->check(config_words());
+  check_cmd->add_flag("--expect-valid", check.expect_valid,
+                      "exit 1 unless every selected test with a spec is valid (for CI of hand-written suites)");
+  check_cmd->callback([&] { command = [&] { return check_suite(check, out, err); }; });
+
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
     app.parse(reversed);

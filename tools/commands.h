@@ -60,4 +60,13 @@ int validate_yaml(const SuiteCommand& o, std::ostream& out, std::ostream& err);
 int list_tests(const SuiteCommand& o, std::ostream& out, std::ostream& err);
 int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err);
 
+struct CheckCommand {
+  SuiteCommand suite;
+  std::string config;         // --config words
+  bool expect_valid = false;  // a test that is not valid (or cannot be checked) fails the run
+};
+// Classifies each selected test's inputs by its op's spec. Exit 1 when the suite cannot be
+// loaded, or with expect_valid when a test with a spec is not valid; 0 otherwise.
+int check_suite(const CheckCommand& o, std::ostream& out, std::ostream& err);
+
 }  // namespace opsfuzz

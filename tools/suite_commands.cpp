@@ -1,9 +1,11 @@
-// validate-yaml, list-tests, run-eager: the YAML suite commands.
+// validate-yaml, list-tests, run-eager, check: the YAML suite commands.
+#include <iterator>
 #include <optional>
 
 #include "opcall/opcall.h"
 #include "suite/runner.h"
 #include "suite/suite.h"
+#include "tools/check.h"
 #include "tools/commands.h"
 
 namespace opsfuzz {
@@ -53,6 +55,25 @@ int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
                    });
   out << counts[0] << " ok, " << counts[1] << " errors, " << counts[2] << " skipped\n";
   return counts[1] > 0 ? 1 : 0;
+}
+
+int check_suite(const CheckCommand& o, std::ostream& out, std::ostream& err) {
+  auto s = load(o.suite.file, err);
+  if (!s) return 1;
+  Config cfg = Config::parse(o.config);
+  suite::IdFilter filter(o.suite.test_ids);
+  const char* names[] = {"valid", "invalid", "undecided", "without a spec", "errors"};
+  size_t counts[std::size(names)] = {};
+  for (const auto& test : s->tests) {
+    if (!suite::selected(test, filter)) continue;
+    TestCheck check = check_test(test, o.suite.seed, cfg);
+    ++counts[check.status];
+    out << format(check) << "\n";
+  }
+  for (size_t k = 0; k < std::size(names); ++k) out << (k ? ", " : "") << counts[k] << " " << names[k];
+  out << "\n";
+  bool all_valid = counts[TestCheck::Invalid] + counts[TestCheck::Undecided] + counts[TestCheck::Error] == 0;
+  return o.expect_valid && !all_valid ? 1 : 0;
 }
 
 }  // namespace opsfuzz

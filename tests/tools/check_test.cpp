@@ -1,0 +1,73 @@
+// `ops-fuzz check`, run in-process: a suite of inputs that PyTorch's documentation calls valid
+// classifies as valid by our specs, and each outcome (invalid, no spec, error) reads as it should.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "suite/suite.h"
+#include "tools/check.h"
+#include "tools/cli.h"
+
+namespace opsfuzz {
+namespace {
+
+const std::string kData = OPSFUZZ_CHECK_DATA;
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run cli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every test, by the library: a failure names the test and the labels it breaks.
+TEST(Check, DocumentedInputsAreValid) {
+  suite::Suite s = suite::load_suite(kData + "/valid_from_docs.yaml");
+  ASSERT_GE(s.tests.size(), 30u);
+  for (const auto& test : s.tests) {
+    TestCheck check = check_test(test, 0, Config{});
+    EXPECT_EQ(check.status, TestCheck::Valid) << format(check);
+  }
+}
+
+TEST(Check, DocumentedInputsAreValidThroughTheCommandLine) {
+  auto run = cli({"check", kData + "/valid_from_docs.yaml", "--expect-valid"});
+  EXPECT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_TRUE(has(run.out, " 0 invalid, 0 undecided, 0 without a spec, 0 errors\n")) << run.out;
+}
+
+TEST(Check, EachOutcomeReadsAsItShould) {
+  auto run = cli({"check", kData + "/mixed.yaml"});
+  EXPECT_EQ(run.code, 0) << run.err;  // classifications are information
+  EXPECT_TRUE(has(run.out, "valid_add  add.Tensor  valid\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "sum_past_the_last_dim  sum.dim_IntList  invalid: dim[i] in [-self.rank, self.rank)\n"))
+      << run.out;
+  EXPECT_TRUE(has(run.out, "a_module  torch.nn.ReLU  no spec (a module)\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "no_spec_for_matmul  aten::matmul  no spec\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "does_not_bind  aten::add.Tensor  error: ")) << run.out;
+  EXPECT_TRUE(has(run.out, "1 valid, 1 invalid, 0 undecided, 2 without a spec, 1 errors\n")) << run.out;
+}
+
+TEST(Check, ExpectValidFailsOnAnyOtherOutcome) {
+  EXPECT_EQ(cli({"check", kData + "/mixed.yaml", "--expect-valid"}).code, 1);
+  EXPECT_EQ(cli({"check", kData + "/mixed.yaml", "--expect-valid", "--test-ids", "valid_add;a_module"}).code, 0);
+}
+
+TEST(Check, OptionsAndErrors) {
+  auto help = cli({"check", "--help"});
+  EXPECT_EQ(help.code, 0);
+  for (const char* o : {"--test-ids", "--config", "--seed", "--expect-valid"}) EXPECT_TRUE(has(help.out, o)) << o;
+  EXPECT_EQ(cli({"check", kData + "/mixed.yaml", "--config", "transposd"}).code, 2);
+  auto missing = cli({"check", kData + "/no_such_file.yaml"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_TRUE(has(missing.err, "no_such_file.yaml")) << missing.err;
+}
+
+}  // namespace
+}  // namespace opsfuzz
