@@ -11,6 +11,7 @@
 #include "specs/db/db.h"
 #include "specs/model/dsl.h"
 #include "tools/calibrate.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli.h"
 
 namespace opsfuzz {
@@ -18,16 +19,7 @@ namespace {
 
 using S = c10::ScalarType;
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::cli;
 
 const ArgCalibration& arg(const Calibration& c, const std::string& name) {
   for (const auto& a : c.args)

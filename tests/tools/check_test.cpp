@@ -6,6 +6,7 @@
 
 #include "suite/suite.h"
 #include "tools/check.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli.h"
 
 namespace opsfuzz {
@@ -13,16 +14,7 @@ namespace {
 
 const std::string kData = OPSFUZZ_CHECK_DATA;
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::cli;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "specs/db/db.h"
+#include "tests/tools/cli_run.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/known_crashes.h"
@@ -16,16 +17,7 @@
 namespace opsfuzz {
 namespace {
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::cli;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
