@@ -21,6 +21,15 @@ function(opsfuzz_test name)
   if(ARG_PCH)
     target_precompile_headers(${name} PRIVATE ${ARG_PCH})
   endif()
-  include(GoogleTest)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 PROPERTIES TIMEOUT 1200)
+  # Registered after each build (cmake/gtest_groups.cmake); until the first, CTest has none.
+  set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_tests.cmake")
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -D TEST_EXECUTABLE=$<TARGET_FILE:${name}> -D CTEST_FILE=${tests_file}
+            -D WORKING_DIR=${CMAKE_CURRENT_BINARY_DIR}
+            -P ${PROJECT_SOURCE_DIR}/cmake/gtest_groups.cmake
+    BYPRODUCTS ${tests_file} VERBATIM)
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_include.cmake")
+  file(WRITE ${include_file} "if(EXISTS [=[${tests_file}]=])\n  include([=[${tests_file}]=])\nelse()\n"
+                             "  add_test([=[${name}_NOT_BUILT]=] [=[${name}_NOT_BUILT]=])\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
