@@ -1,13 +1,32 @@
 // Tuple generation per spec (valid and invalid, default config, one thread), the joint-constraint
-// ablation (Z3 look-ahead vs sampling with retry), and space operations.
+// ablation (Z3 look-ahead vs sampling with retry), and space operations. Valid generation of an
+// op FACTO also covers reports x_facto: our tuples/s over FACTO's (bench/facto-rates.tsv).
+#include "bench/facto_rates.h"
 #include "generators/generators.h"
 #include "specs/db/db.h"
 
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
+#include <iostream>
+#include <map>
+
 namespace opsfuzz {
 namespace {
+
+// FACTO's tuples/s per op; empty (with a note) when the file cannot be read.
+const std::map<std::string, double>& facto_rates() {
+  static const std::map<std::string, double> rates = [] {
+    std::map<std::string, double> m;
+    try {
+      for (const auto& r : read_facto_rates(OPSFUZZ_FACTO_RATES)) m[r.op] = r.tuples_per_s;
+    } catch (const std::exception& e) {
+      std::cerr << "generation_bench: no x_facto: " << e.what() << "\n";
+    }
+    return m;
+  }();
+  return rates;
+}
 
 void generate(benchmark::State& state, const std::string& op, Validity v) {
   at::set_num_threads(1);
@@ -17,6 +36,10 @@ void generate(benchmark::State& state, const std::string& op, Validity v) {
   for (auto _ : state) benchmark::DoNotOptimize(gen.next(s));
   state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["per_round"] = static_cast<double>(gen.tuples_per_round());
+  auto facto = facto_rates().find(op);
+  if (v == Validity::Valid && facto != facto_rates().end())
+    state.counters["x_facto"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) / facto->second, benchmark::Counter::kIsRate);
 }
 
 // The joint-constraint ablation: the same spec and seed with Z3 look-ahead and with sampling

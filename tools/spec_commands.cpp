@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/config.h"
+#include "generators/diversity.h"
 #include "generators/execute.h"
 #include "specs/db/db.h"
 #include "tools/commands.h"
@@ -51,6 +52,7 @@ struct OpSummary {
   uint64_t valid = 0, invalid = 0;
   std::set<std::string> dtypes;
   std::set<size_t> ranks;
+  DiversityCounter diversity;  // OPERA's single-argument and argument-pair classes
   double seconds = 0;
   GenerationStats stats;
 };
@@ -60,6 +62,7 @@ void observe(const Sample& s, OpSummary& sum) {
   for (const auto& m : s.metas)
     for (const auto& t : m.tensors)
       if (!m.none && !t.none) sum.dtypes.insert(std::string(name(t.dtype))), sum.ranks.insert(t.shape.size());
+  sum.diversity.observe(s);
 }
 
 std::string row(const char* format, auto... values) {
@@ -135,8 +138,8 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
   auto specs = select_specs(o.selection);
   note_sampling(specs, cfg, err);
   if (!o.jsonl)
-    out << row("%-30s %8s %7s %8s %7s %6s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
-               "ranks", "dead-ends", "z3-calls", "samples/s");
+    out << row("%-30s %8s %7s %8s %7s %6s %7s %7s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
+               "ranks", "single", "pairs", "dead-ends", "z3-calls", "samples/s");
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
   for (const Spec* spec : specs) {
     OpSummary sum;
@@ -151,9 +154,10 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sum.stats = gen.stats();
     if (!o.jsonl)
-      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %10llu %9llu %10.0f\n", spec->op().c_str(),
+      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %9llu %10.0f\n", spec->op().c_str(),
                  static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
                  static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
+                 sum.diversity.single(), sum.diversity.pairs(),
                  static_cast<unsigned long long>(sum.stats.dead_ends),
                  static_cast<unsigned long long>(sum.stats.solver_calls),
                  (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
