@@ -41,16 +41,22 @@ Spec lift_fresh_copy() { return of_self("lift_fresh_copy.default"); }
 // as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 // The result must lie inside self's storage (self.numel() elements: generated tensors own their
 // storage from offset 0, and a strided layout's is larger). None offset is self's own, 0.
-Spec as_strided_like(std::string op) {
+// The view checks a negative size only through the storage it needs; the copy refuses it.
+Spec as_strided_like(const std::string& op, bool view) {
+  Cond no_negative_size = Ge(0);
+  if (view)
+    no_negative_size = Unchecked(deviation("as_strided.negative_size",
+        "a negative size is not refused when another size is 0 or its stride is 0: the view gets a negative size",
+        "ops-fuzz sweep as_strided.default --invalid --config contract --seed 0 --max 1000"), no_negative_size);
   Term offset = ite(is_none("storage_offset"), 0, value("storage_offset"));
   Term reach = sum(elems("size"), [](int64_t i) {  // the offset of the last element
     return ite(Term(i) < length("stride"), elem("stride", i), 0) * (elem("size", i) - 1);
   });
   Term empty = any(elems("size"), [](int64_t i) { return elem("size", i) == 0; });
-  return Spec(std::move(op))
+  return Spec(op)
       .in(Tensor("self"))
       .in(Shape("size")
-            .value(Ge(0)))
+            .value(std::move(no_negative_size)))
       .in(LengthList("stride").deps("size")
             .length(Eq("len(size)", [](const Ctx& c) { return c.length("size"); }))
             .value(Ge(0)))
@@ -59,8 +65,8 @@ Spec as_strided_like(std::string op) {
       .joint("size has a 0, or storage_offset + sum(stride[i] * (size[i] - 1)) < self.numel()",
              empty || offset + reach < numel("self"));
 }
-Spec as_strided() { return as_strided_like("as_strided.default"); }
-Spec as_strided_copy() { return as_strided_like("as_strided_copy.default"); }
+Spec as_strided() { return as_strided_like("as_strided.default", true); }
+Spec as_strided_copy() { return as_strided_like("as_strided_copy.default", false); }
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 Spec clone() {
@@ -83,15 +89,16 @@ Spec copy() {
       .in(Tensor("self"))
       .in(Tensor("src").deps("self")
             .rank(Le("self.rank", [](const Ctx& c) { return c.rank("self"); }))
-            .size(Gen("src.size(d) is 1 or self's size at that dim (aligned from the right)", [](const Ctx& c) {
+            .size(Gen("expandable to self (1 or self's size at that dim, aligned from the right)", [](const Ctx& c) {
               int64_t s = c.size("self", c.dim() + c.rank("self") - c.rank());
               GenSets g;
               for (int64_t v = 0; v <= 9; ++v) (v == s || v == 1 ? g.valid : g.invalid).push_back(v);
               return g;
             }))
-            .value(casts_into("self.dtype", [](const Ctx& c) -> std::optional<c10::ScalarType> {
+            // A float cast to an integral dtype out of its range is undefined, not refused.
+            .value(Scope(casts_into("self.dtype", [](const Ctx& c) -> std::optional<c10::ScalarType> {
               return c.dtype("self");
-            })))
+            }))))
       .in(Bool("non_blocking"));
 }
 
@@ -112,18 +119,28 @@ Spec diagonal_copy() { return diagonal_like("diagonal_copy.default"); }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 // size ends with self's dims: -1 keeps a size, a dim of size 1 expands to any size; leading
-// new dims take any size >= 0.
-Spec expand_like(std::string op) {
-  return Spec(std::move(op))
+// new dims take any size >= 0. The view checks a negative size only through the storage it
+// needs; the copy refuses it.
+Spec expand_like(const std::string& op, bool view) {
+  Cond above_minus_one = Ge("0 in a new leading dim, -1 in self's dims", [](const Ctx& c) {
+    return c.rank("self") - c.length() + c.position() < 0 ? 0 : -1;
+  });
+  if (view)
+    above_minus_one = Unchecked(deviation("expand.negative_size",
+        "a negative size (below -1, or -1 in a new leading dim) is not refused where self's size is 1 or when "
+        "another size is 0: the view gets a negative size",
+        "ops-fuzz sweep expand.default --invalid --config contract --seed 0 --max 1000"), above_minus_one);
+  return Spec(op)
       .in(Tensor("self"))
       .in(Shape("size").deps("self")
             .length(Ge("self.rank", [](const Ctx& c) { return c.rank("self"); }))
-            .value(Gen("size[i] is -1 or self's size at that dim, any size >= 0 where that is 1 or a new leading dim",
+            .value(std::move(above_minus_one))
+            .value(Gen("is -1 or self's size at that dim, any size >= 0 where that is 1 or a new leading dim",
                        [](const Ctx& c) {
                          int64_t d = c.rank("self") - c.length() + c.position();
                          int64_t s = d < 0 ? 1 : c.size("self", d);
                          GenSets g;
-                         for (int64_t v = -9; v <= 8; ++v) {
+                         for (int64_t v = d < 0 ? 0 : -1; v <= 8; ++v) {
                            bool ok = (v == -1 && d >= 0) || v == s || (s == 1 && v >= 0);
                            (ok ? g.valid : g.invalid).push_back(v);
                          }
@@ -131,8 +148,8 @@ Spec expand_like(std::string op) {
                        })))
       .kw(Bool("implicit"));
 }
-Spec expand() { return expand_like("expand.default"); }
-Spec expand_copy() { return expand_like("expand_copy.default"); }
+Spec expand() { return expand_like("expand.default", true); }
+Spec expand_copy() { return expand_like("expand_copy.default", false); }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Spec permute_like(std::string op) {
@@ -262,10 +279,30 @@ Spec split_with_sizes_copy() { return split_with_sizes_like("split_with_sizes_co
 Spec sym_numel() { return of_self("sym_numel.default"); }
 // sym_storage_offset(Tensor self) -> SymInt
 Spec sym_storage_offset() { return of_self("sym_storage_offset.default"); }
+// op(Tensor self, int dim) -> SymInt: self's size or stride (`what`) at dim, as Tensor.size(dim).
+// The linked operator (a TorchScript primitive) indexes self's sizes or strides with dim as it
+// is: it neither wraps a negative dim nor checks the range, and reads outside the array.
+Spec geometry_at(const std::string& op, const std::string& what) {
+  std::string name = op.substr(0, op.find('.'));
+  std::string command = "ops-fuzz sweep " + op + " --config contract --seed 0 --max 1000";
+  auto negative = deviation(name + ".negative_dim",
+      "a negative dim is not wrapped: the operator reads before self's " + what +
+          " (a wrong value, or a segmentation fault)", command);
+  auto unchecked = deviation(name + ".dim_unchecked",
+      "dim is not checked against self.rank: one out of range reads past self's " + what +
+          " (a wrong value, or a segmentation fault), and a 0-dim self is not refused",
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 1000");
+  return Spec(op)
+      .in(Tensor("self")
+            .rank(Unchecked(unchecked, Ge(1))))
+      .in(Dim("dim").deps("self")
+            .value(Unchecked(unchecked, dim_of("self")))
+            .value(Avoid(negative, Ge(0))));
+}
 // sym_size.int(Tensor self, int dim) -> SymInt
-Spec sym_size() { return with_dim("sym_size.int"); }
+Spec sym_size() { return geometry_at("sym_size.int", "sizes"); }
 // sym_stride.int(Tensor self, int dim) -> SymInt
-Spec sym_stride() { return with_dim("sym_stride.int"); }
+Spec sym_stride() { return geometry_at("sym_stride.int", "strides"); }
 
 }  // namespace
 
