@@ -317,7 +317,7 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   }
   if (!choose(A::Dtype, entry_, count, nullptr, v)) return false;
   t.dtype = std::get<c10::ScalarType>(v);
-  t.contiguous = argspec_->layout_deviation && !cfg_.contract;
+  t.contiguous = (argspec_->layout_deviation && !cfg_.contract) || !argspec_->layout_scope.empty();
   if (!choose(A::Rank, entry_, count, nullptr, v)) return false;
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
   bool negated_before = negated_;

@@ -214,6 +214,8 @@ void Walk::tensor(TensorMeta& t, const TensorMeta& seen, const c10::IValue& valu
   t.dtype = seen.dtype;
   t.contiguous = seen.contiguous;
   if (arg_->layout_deviation && !seen.contiguous) add_once(out_.deviations, arg_->layout_deviation->id);
+  if (!arg_->layout_scope.empty() && !seen.contiguous)
+    add_once(out_.outside_scope, arg_->name + " is contiguous (" + arg_->layout_scope + ")");
   int64_t rank = static_cast<int64_t>(seen.shape.size());
   check(A::Rank, rank, entry_, count);
   for (int64_t d = 0; d < rank; ++d) {  // the shape grows as the engine's does: the sizes before d

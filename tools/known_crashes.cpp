@@ -24,6 +24,10 @@ std::span<const KnownCrash> known_crashes() {
       {"avg_pool2d.default", "avg_pool2d.lowest_sum_by_minus_one", "Floating point exception",
        "ops-fuzz sweep avg_pool2d.default --config contract,integral --seed 0 --max 1000",
        "an int64 window summing to the lowest int64, divided by divisor_override -1, overflows and traps"},
+      {"sym_s*.int", "sym_s*.dim_unchecked", "Segmentation fault",
+       "ops-fuzz sweep --ops 'sym_size.int,sym_stride.int' --config contract --seed 0 --max 1000",
+       "dim is neither wrapped nor checked: the operator reads outside self's sizes or strides, and a "
+       "garbage SymInt read there may be taken for a symbolic one and dereferenced"},
   };
   return table;
 }

@@ -50,32 +50,6 @@ Spec cat() {
             }))));
 }
 
-// split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
-Spec split_with_sizes_copy() {
-  return Spec("split_with_sizes_copy.default")
-      .in(Tensor("self")
-            .rank(Ge(1)))
-      .in(LengthList("split_sizes").deps("self", "dim"))
-      .in(Dim("dim").deps("self")
-            .value(dim_of("self")))
-      .joint("split_sizes[i] >= 0", all_entries("split_sizes", [](Term s) { return s >= 0; }))
-      .joint("sum(split_sizes) == self.size(dim)", sum(elems("split_sizes")) == size("self", value("dim")));
-}
-
-// view_copy(Tensor self, SymInt[] size) -> Tensor
-Spec view_copy() {
-  auto entry = [](int64_t i) { return elem("size", i); };
-  Term inferred = any(elems("size"), [=](int64_t i) { return entry(i) == -1; });
-  Term known = prod(elems("size"), [=](int64_t i) { return ite(entry(i) == -1, 1, entry(i)); });
-  return Spec("view_copy.default")
-      .in(Tensor("self"))
-      .in(Shape("size").deps("self"))
-      .joint("size[i] >= -1", all_entries("size", [](Term s) { return s >= -1; }))
-      .joint("at most one size[i] is -1", sum(elems("size"), [=](int64_t i) { return entry(i) == -1; }) <= 1)
-      .joint("prod(size) == self.numel(), or divides it when one size is -1",
-             ite(inferred, known >= 1 && numel("self") % known == 0, known == numel("self")));
-}
-
 // constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 Spec constant_pad_nd() {
   return Spec("constant_pad_nd.default")
@@ -148,7 +122,7 @@ Spec unfold_copy() {
 }  // namespace
 
 std::span<const SpecFn> shape_specs() {
-  static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy};
+  static constexpr SpecFn table[] = {cat, constant_pad_nd, pixel_shuffle, unfold_copy};
   return table;
 }
 

@@ -142,6 +142,7 @@ struct ArgSpec {
   std::vector<Constraint> constraints;
   bool keyword = false;
   DeviationRef layout_deviation;  // the kernel refuses some layouts of valid tensors
+  std::string layout_scope;       // why only contiguous layouts are generated (not a kernel bug)
 
   ArgSpec(std::string n, ArgType t) : name(std::move(n)), type(t) {}
   // The arguments this one's constraints read, by name.
@@ -159,6 +160,9 @@ struct ArgSpec {
   // The kernel refuses some non-contiguous layouts of valid tensors (a deviation): generated
   // contiguous unless the configuration asks for the contract.
   ArgSpec& contiguous(DeviationRef d) { layout_deviation = std::move(d); return *this; }
+  // Generated contiguous whatever the configuration, for a reason that is not a kernel bug (a
+  // rule over strides that no constraint can state): a generation scope, never broken.
+  ArgSpec& contiguous_scope(std::string why) { layout_scope = std::move(why); return *this; }
   // How this argument's attribute `a` is named in labels: "input.rank", "tensors[i].size(d)".
   std::string subject(Attribute a) const;
 };

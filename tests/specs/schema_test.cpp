@@ -3,21 +3,25 @@
 #include "specs/db/db.h"
 #include "specs/model/relations.h"
 #include "specs/model/schema_check.h"
+#include "opcall/opcall.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <gtest/gtest.h>
 
 namespace opsfuzz {
 namespace {
 using namespace dsl;
 
-// "add.Tensor" -> aten::add.Tensor; "x.default" -> aten::x.
+// "add.Tensor" -> aten::add.Tensor; "x.default" -> aten::x. Looked up as the sweep calls ops:
+// dispatcher operators, then those of TorchScript only (aten::sym_size.int).
 const c10::FunctionSchema* schema_of(const std::string& op, bool out = false) {
   auto dot = op.find('.');
-  std::string base = "aten::" + op.substr(0, dot);
   std::string overload = out ? "out" : dot == std::string::npos || op.substr(dot + 1) == "default" ? "" : op.substr(dot + 1);
-  auto handle = c10::Dispatcher::singleton().findSchema({base, overload});
-  return handle ? &handle->schema() : nullptr;
+  std::string name = "aten::" + op.substr(0, dot) + (overload.empty() ? "" : "." + overload);
+  try {
+    return &opcall::find_op(name).schema();
+  } catch (const opcall::LookupError&) {
+    return nullptr;
+  }
 }
 
 std::vector<std::string> mismatches(const Spec& spec) {
