@@ -145,10 +145,180 @@ Spec unfold_copy() {
              value("size") <= ite(rank("self") == 0, 1, size("self", value("dimension"))));
 }
 
+// A dim list of self: dims of self, each at most once.
+ArgSpec dims_of_self(std::string name) {
+  return DimList(std::move(name)).deps("self")
+      .length(Le("self.rank", [](const Ctx& c) { return dim_rank(c, "self"); }))
+      .value(dim_of("self"))
+      .value(unique_dim_of("self"));
+}
+
+// A dim of self where a zero-dim self has none (the kernel asks self for the size of the dim).
+Cond existing_dim_of_self() {
+  return Be("[-self.rank, self.rank)", [](const Ctx& c) {
+    return std::vector<double>{static_cast<double>(-c.rank("self")), static_cast<double>(c.rank("self") - 1)};
+  });
+}
+
+// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+// An internal op: its callers (torch.fft.rfftn) pass dims already wrapped, so the kernel indexes
+// self's sizes by dim without wrapping.
+Spec fft_r2c() {
+  return Spec("_fft_r2c.default")
+      .in(Tensor("self")
+            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
+            .rank(Ge(1)))
+      .in(DimList("dim").deps("self")
+            .length(Be(expr("1", [](const Ctx&) { return 1; }), expr("self.rank", [](const Ctx& c) { return c.rank("self"); })))
+            .value(Be(expr("0", [](const Ctx&) { return 0; }), expr("self.rank - 1", [](const Ctx& c) { return c.rank("self") - 1; })))
+            .value(unique_dim_of("self")))
+      .in(Int("normalization")
+            .value(Be(0, 2)))  // none, by 1/sqrt(n), by 1/n
+      .in(Bool("onesided"));
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False)
+Spec unique2() {
+  return Spec("_unique2.default")
+      .in(Tensor("self"))
+      .in(Bool("sorted"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"));
+}
+
+// Unique slices along dim: every other dim of self must have elements (the kernel refuses
+// zero-sized dims it does not select), and a zero-dim self has no slices.
+Term other_dims_have_elements() {
+  return rank("self") >= 1 && all(dims("self"), [](int64_t d) {
+           return size("self", d) >= 1 || value("dim") == d || value("dim") == d - rank("self");
+         });
+}
+const char* kOtherDims = "self.rank >= 1 and self.size(d) >= 1 for every d other than dim";
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)
+Spec unique_dim() {
+  return Spec("unique_dim.default")
+      .in(Tensor("self"))
+      .in(Dim("dim").deps("self")
+            .value(dim_of("self")))
+      .in(Bool("sorted"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"))
+      .joint(kOtherDims, other_dims_have_elements());
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None)
+Spec unique_consecutive() {
+  return Spec("unique_consecutive.default")
+      .in(Tensor("self"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"))
+      .in(DimOpt("dim").deps("self")
+            .value(dim_of("self")))
+      .joint(std::string(kOtherDims) + " (when dim is given)", implies(!is_none("dim"), other_dims_have_elements()));
+}
+
+// flip(Tensor self, int[] dims) -> Tensor
+Spec flip() {
+  return Spec("flip.default")
+      .in(Tensor("self"))
+      .in(dims_of_self("dims"));
+}
+
+// repeat(Tensor self, SymInt[] repeats) -> Tensor
+Spec repeat() {
+  return Spec("repeat.default")
+      .in(Tensor("self"))
+      .in(LengthList("repeats").deps("self")
+            .length(Ge("self.rank", [](const Ctx& c) { return c.rank("self"); }))
+            .value(Ge(0))
+            // Products of repeats grow fast: a generation limit, not a rule.
+            .value(Scope(Named("repeats keep the result under 4096 elements", Le("4096 / (self.numel() * prod(repeats before))", [](const Ctx& c) {
+              int64_t n = std::max<int64_t>(1, c.numel("self"));
+              for (int64_t r : c.solved()) n *= std::max<int64_t>(1, r);
+              return std::max<int64_t>(1, 4096 / n);
+            })))));
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+Spec repeat_interleave_self_int() {
+  return Spec("repeat_interleave.self_int")
+      .in(Tensor("self"))
+      .in(Int("repeats")
+            .value(Ge(0)))
+      .in(DimOpt("dim").deps("self")
+            .value(existing_dim_of_self()))
+      .kw(IntOpt("output_size").deps("self", "repeats", "dim")
+            .value(Eq("repeats * self.size(dim), or repeats * self.numel() when dim is None", [](const Ctx& c) {
+              int64_t n = c.is_none("dim") ? c.numel("self") : c.size("self", c.as_int("dim"));
+              return c.as_int("repeats") * n;
+            })))
+      .joint("dim is None when self is zero-dim", implies(rank("self") == 0, is_none("dim")));
+}
+
+// resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+Spec resize_() {
+  using M = c10::MemoryFormat;
+  return Spec("resize_.default")
+      .in(Tensor("self"))
+      .in(Shape("size")
+            .value(Ge(0)))
+      .kw(MemoryFormatOpt("memory_format").deps("size")
+            .value(In("contiguous, channels_last when len(size) == 4, channels_last_3d when 5", [](const Ctx& c) {
+              std::vector<M> ok{M::Contiguous};
+              if (c.length("size") == 4) ok.push_back(M::ChannelsLast);
+              if (c.length("size") == 5) ok.push_back(M::ChannelsLast3d);
+              return ok;
+            })));
+}
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+Spec roll() {
+  return Spec("roll.default")
+      .in(Tensor("self"))
+      .in(LengthList("shifts"))
+      .in(DimList("dims").deps("self")
+            .value(existing_dim_of_self()))
+      .joint("dims is empty when self is zero-dim", implies(rank("self") == 0, length("dims") == 0))
+      .joint("len(shifts) == len(dims), or 1 when dims is empty",
+             ite(length("dims") == 0, length("shifts") == 1, length("shifts") == length("dims")));
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+Spec stack() {
+  return Spec("stack.default")
+      .in(TensorList("tensors")
+            .length(Ge(1))
+            .rank(Eq("tensors[0].rank", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
+              return static_cast<int64_t>(c.self().tensors.at(0).shape.size());
+            }))
+            .size(Eq("tensors[0].size(d)", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
+              return c.self().tensors.at(0).shape.at(static_cast<size_t>(c.dim()));
+            })))
+      .in(Dim("dim").deps("tensors")
+            .value(Be("[-tensors[0].rank - 1, tensors[0].rank]", [](const Ctx& c) {
+              return std::vector<double>{static_cast<double>(-rank_of_first(c) - 1), static_cast<double>(rank_of_first(c))};
+            })));
+}
+
+// tril and triu(Tensor self, int diagonal=0) -> Tensor: any diagonal of a matrix or a batch of them.
+Spec triangle(std::string op) {
+  return Spec(std::move(op))
+      .in(Tensor("self")
+            .rank(Ge(2)))
+      .in(Int("diagonal"));
+}
+Spec tril() { return triangle("tril.default"); }
+Spec triu() { return triangle("triu.default"); }
+
 }  // namespace
 
 std::span<const SpecFn> shape_specs() {
-  static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy};
+  static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy,
+                                     fft_r2c, unique2, unique_dim, unique_consecutive, flip, repeat,
+                                     repeat_interleave_self_int, resize_, roll, stack, tril, triu};
   return table;
 }
 
