@@ -24,6 +24,9 @@ std::span<const KnownCrash> known_crashes() {
       {"avg_pool2d.default", "avg_pool2d.lowest_sum_by_minus_one", "Floating point exception",
        "ops-fuzz sweep avg_pool2d.default --config contract,integral --seed 0 --max 1000",
        "an int64 window summing to the lowest int64, divided by divisor_override -1, overflows and traps"},
+      {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
+       "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
+       "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
   };
   return table;
 }
