@@ -164,13 +164,17 @@ Cond existing_dim_of_self() {
 // An internal op: its callers (torch.fft.rfftn) pass dims already wrapped, so the kernel indexes
 // self's sizes by dim without wrapping.
 Spec fft_r2c() {
+  auto unchecked = deviation("_fft_r2c.dim_unchecked",
+      "the kernel indexes self's sizes by dim without checking it: an empty dim list or a dim outside "
+      "[0, self.rank) reads out of bounds (SIGSEGV, heap corruption) instead of an error",
+      "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 300");
   return Spec("_fft_r2c.default")
       .in(Tensor("self")
             .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
             .rank(Ge(1)))
       .in(DimList("dim").deps("self")
-            .length(Be(expr("1", [](const Ctx&) { return 1; }), expr("self.rank", [](const Ctx& c) { return c.rank("self"); })))
-            .value(Be(expr("0", [](const Ctx&) { return 0; }), expr("self.rank - 1", [](const Ctx& c) { return c.rank("self") - 1; })))
+            .length(Unchecked(unchecked, Be(expr("1", [](const Ctx&) { return 1; }), expr("self.rank", [](const Ctx& c) { return c.rank("self"); }))))
+            .value(Unchecked(unchecked, Be(expr("0", [](const Ctx&) { return 0; }), expr("self.rank - 1", [](const Ctx& c) { return c.rank("self") - 1; }))))
             .value(unique_dim_of("self")))
       .in(Int("normalization")
             .value(Be(0, 2)))  // none, by 1/sqrt(n), by 1/n
@@ -268,17 +272,24 @@ Spec repeat_interleave_self_int() {
 // resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 Spec resize_() {
   using M = c10::MemoryFormat;
+  auto beside_zero = deviation("resize_.negative_size_beside_zero",
+      "a negative size is accepted when another size is 0 (the kernel checks the number of elements, which is 0), "
+      "giving a tensor with a negative size",
+      "ops-fuzz sweep resize_.default --invalid --config contract --seed 0 --max 300");
+  auto non_negative = all_entries("size", [](Term s) { return s >= 0; });
+  auto has_zero = any(elems("size"), [](int64_t i) { return elem("size", i) == 0; });
   return Spec("resize_.default")
       .in(Tensor("self"))
-      .in(Shape("size")
-            .value(Ge(0)))
+      .in(Shape("size"))
       .kw(MemoryFormatOpt("memory_format").deps("size")
             .value(In("contiguous, channels_last when len(size) == 4, channels_last_3d when 5", [](const Ctx& c) {
               std::vector<M> ok{M::Contiguous};
               if (c.length("size") == 4) ok.push_back(M::ChannelsLast);
               if (c.length("size") == 5) ok.push_back(M::ChannelsLast3d);
               return ok;
-            })));
+            })))
+      .joint("size[i] >= 0 (no size is 0)", implies(!has_zero, non_negative))
+      .joint_unchecked(beside_zero, "size[i] >= 0 (a size is 0)", implies(has_zero, non_negative));
 }
 
 // roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
