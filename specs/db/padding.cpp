@@ -25,13 +25,14 @@ Cond padded_size_positive(std::function<int64_t(int64_t)> largest) {
 }
 
 // op(Tensor self, int[2n] padding) -> Tensor for n padded dims, on float32 and float64 (the
-// CPU kernels have no other path): self is (C, dims...) or (N, C, dims...); only its first dim
-// may be empty. The padded sizes stay positive.
+// CPU kernels have no other path): self is (C, dims...) or (N, C, dims...); only N may be empty
+// (and C for some kernels). The padded sizes stay positive.
 struct Padding {
   int64_t n;               // padded dims
   int64_t largest_pad;     // the largest pad the rules allow, -1: the size of its dim - 1
   DeviationRef length;     // the kernel does not check len(padding)
   DeviationRef positive;   // the kernel checks only that one padded size is positive
+  bool empty_channels;     // dim 0 of an (n + 1)-d self may be empty too
 };
 Spec padding_op(std::string op, const Padding& p, ArgSpec padding) {
   auto largest = [l = p.largest_pad](int64_t size) { return l < 0 ? size - 1 : l; };
@@ -41,7 +42,8 @@ Spec padding_op(std::string op, const Padding& p, ArgSpec padding) {
       .in(Tensor("self")
             .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
             .rank(Be(p.n + 1, p.n + 2))
-            .size(Ge("1 except for dim 0 (0)", [](const Ctx& c) { return c.dim() == 0 ? 0 : 1; })))
+            .size(Ge(p.empty_channels ? "1 except for dim 0 (0)" : "1 except for dim 0 of a batched self (0)",
+                     [p](const Ctx& c) { return c.dim() == 0 && (p.empty_channels || c.rank() == p.n + 2) ? 0 : 1; })))
       .in(padding.deps("self")
             .length(p.length ? Unchecked(p.length, length) : length)
             .value(p.positive ? Unchecked(p.positive, positive) : positive));
@@ -63,13 +65,13 @@ DeviationRef one_positive_size(const std::string& op) {
 // reflection_padNd(Tensor self, int[2n] padding): each pad reflects inside its dim, so it is
 // smaller than that dim (a negative pad crops). The 1d and 2d kernels do not check the length.
 Spec reflection(std::string op, int64_t n) {
-  Padding p{n, -1, n < 3 ? unchecked_length(op) : nullptr, n > 1 ? one_positive_size(op) : nullptr};
+  Padding p{n, -1, n < 3 ? unchecked_length(op) : nullptr, n > 1 ? one_positive_size(op) : nullptr, n < 3};
   return padding_op(op, p, LengthList("padding")
       .value(Lt("the size of its dim", [](const Ctx& c) { return padded_size(c, c.position()); })));
 }
 // replication_padNd(Tensor self, int[2n] padding): any pad, negative ones crop.
 Spec replication(std::string op, int64_t n) {
-  Padding p{n, 9, nullptr, n > 1 ? one_positive_size(op) : nullptr};  // 9: the largest Length generated
+  Padding p{n, 9, nullptr, n > 1 ? one_positive_size(op) : nullptr, false};  // 9: the largest Length generated
   return padding_op(op, p, LengthList("padding"));
 }
 
