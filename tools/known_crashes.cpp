@@ -27,12 +27,6 @@ std::span<const KnownCrash> known_crashes() {
       {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
        "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
        "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
-      {"_fft_r2c.default", "_fft_r2c.dim_unchecked", "Segmentation fault",
-       "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 300",
-       "an empty dim list or a dim outside [0, self.rank) indexes self's sizes out of bounds"},
-      {"_fft_r2c.default", "_fft_r2c.dim_unchecked", "Aborted",
-       "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 300",
-       "the same out-of-bounds access, met as heap corruption aborting in free()"},
   };
   return table;
 }

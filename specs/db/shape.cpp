@@ -160,27 +160,6 @@ Cond existing_dim_of_self() {
   });
 }
 
-// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
-// An internal op: its callers (torch.fft.rfftn) pass dims already wrapped, so the kernel indexes
-// self's sizes by dim without wrapping.
-Spec fft_r2c() {
-  auto unchecked = deviation("_fft_r2c.dim_unchecked",
-      "the kernel indexes self's sizes by dim without checking it: an empty dim list or a dim outside "
-      "[0, self.rank) reads out of bounds (SIGSEGV, heap corruption) instead of an error",
-      "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 300");
-  return Spec("_fft_r2c.default")
-      .in(Tensor("self")
-            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
-            .rank(Ge(1)))
-      .in(DimList("dim").deps("self")
-            .length(Unchecked(unchecked, Be(expr("1", [](const Ctx&) { return 1; }), expr("self.rank", [](const Ctx& c) { return c.rank("self"); }))))
-            .value(Unchecked(unchecked, Be(expr("0", [](const Ctx&) { return 0; }), expr("self.rank - 1", [](const Ctx& c) { return c.rank("self") - 1; }))))
-            .value(unique_dim_of("self")))
-      .in(Int("normalization")
-            .value(Be(0, 2)))  // none, by 1/sqrt(n), by 1/n
-      .in(Bool("onesided"));
-}
-
 // self of a unique op, whose CPU kernels have no float16 path though they have a bfloat16 one.
 ArgSpec unique_self(const std::string& op) {
   auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
@@ -337,7 +316,7 @@ Spec triu() { return triangle("triu.default"); }
 
 std::span<const SpecFn> shape_specs() {
   static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy,
-                                     fft_r2c, unique2, unique_dim, unique_consecutive, flip, repeat,
+                                     unique2, unique_dim, unique_consecutive, flip, repeat,
                                      repeat_interleave_self_int, resize_, roll, stack, tril, triu};
   return table;
 }
