@@ -24,8 +24,8 @@ Cond padded_size_positive(std::function<int64_t(int64_t)> largest) {
   });
 }
 
-// op(Tensor self, int[2n] padding) -> Tensor for n padded dims, on float32 and float64 (the
-// CPU kernels have no other path): self is (C, dims...) or (N, C, dims...); only N may be empty
+// op(Tensor self, int[2n] padding) -> Tensor for n padded dims, on float32 and float64 (and
+// float16, bfloat16 for reflection_pad3d: the CPU kernels have no other path): self is (C, dims...) or (N, C, dims...); only N may be empty
 // (and C for some kernels). The padded sizes stay positive.
 struct Padding {
   int64_t n;               // padded dims
@@ -33,6 +33,7 @@ struct Padding {
   DeviationRef length;     // the kernel does not check len(padding)
   DeviationRef positive;   // the kernel checks only that one padded size is positive
   bool empty_channels;     // dim 0 of an (n + 1)-d self may be empty too
+  bool half = false;       // the kernel has float16 and bfloat16 paths too
 };
 Spec padding_op(std::string op, const Padding& p, ArgSpec padding) {
   auto largest = [l = p.largest_pad](int64_t size) { return l < 0 ? size - 1 : l; };
@@ -40,7 +41,8 @@ Spec padding_op(std::string op, const Padding& p, ArgSpec padding) {
   Cond positive = padded_size_positive(largest);
   return Spec(std::move(op))
       .in(Tensor("self")
-            .dtype(In(std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
+            .dtype(In(p.half ? std::vector(floating_dtypes().begin(), floating_dtypes().end())
+                             : std::vector{c10::ScalarType::Float, c10::ScalarType::Double}))
             .rank(Be(p.n + 1, p.n + 2))
             .size(Ge(p.empty_channels ? "1 except for dim 0 (0)" : "1 except for dim 0 of a batched self (0)",
                      [p](const Ctx& c) { return c.dim() == 0 && (p.empty_channels || c.rank() == p.n + 2) ? 0 : 1; })))
@@ -65,7 +67,7 @@ DeviationRef one_positive_size(const std::string& op) {
 // reflection_padNd(Tensor self, int[2n] padding): each pad reflects inside its dim, so it is
 // smaller than that dim (a negative pad crops). The 1d and 2d kernels do not check the length.
 Spec reflection(std::string op, int64_t n) {
-  Padding p{n, -1, n < 3 ? unchecked_length(op) : nullptr, n > 1 ? one_positive_size(op) : nullptr, n < 3};
+  Padding p{n, -1, n < 3 ? unchecked_length(op) : nullptr, n > 1 ? one_positive_size(op) : nullptr, n < 3, n == 3};
   return padding_op(op, p, LengthList("padding")
       .value(Lt("the size of its dim", [](const Ctx& c) { return padded_size(c, c.position()); })));
 }
