@@ -153,6 +153,13 @@ ArgSpec dims_of_self(std::string name) {
       .value(unique_dim_of("self"));
 }
 
+// A dim of self where a zero-dim self has none (the kernel asks self for the size of the dim).
+Cond existing_dim_of_self() {
+  return Be("[-self.rank, self.rank)", [](const Ctx& c) {
+    return std::vector<double>{static_cast<double>(-c.rank("self")), static_cast<double>(c.rank("self") - 1)};
+  });
+}
+
 // self of a unique op, whose CPU kernels have no float16 path though they have a bfloat16 one.
 ArgSpec unique_self(const std::string& op) {
   auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
@@ -210,6 +217,28 @@ Spec flip() {
       .in(dims_of_self("dims"));
 }
 
+// repeat(Tensor self, SymInt[] repeats) -> Tensor
+Spec repeat() {
+  auto empty_result = deviation("repeat.negative_repeat_empty_result",
+      "a negative repeat is accepted when the result has no elements (a repeat of 0 or an empty self): the "
+      "kernel returns before checking the repeats",
+      "ops-fuzz sweep repeat.default --invalid --config contract,empty --seed 0 --max 1000");
+  auto non_negative = all_entries("repeats", [](Term r) { return r >= 0; });
+  auto empty = numel("self") == 0 || any(elems("repeats"), [](int64_t i) { return elem("repeats", i) == 0; });
+  return Spec("repeat.default")
+      .in(Tensor("self"))
+      .in(LengthList("repeats").deps("self")
+            .length(Ge("self.rank", [](const Ctx& c) { return c.rank("self"); }))
+            // Products of repeats grow fast: a generation limit, not a rule.
+            .value(Scope(Named("repeats keep the result under 4096 elements", Le("4096 / (self.numel() * prod(repeats before))", [](const Ctx& c) {
+              int64_t n = std::max<int64_t>(1, c.numel("self"));
+              for (int64_t r : c.solved()) n *= std::max<int64_t>(1, r);
+              return std::max<int64_t>(1, 4096 / n);
+            })))))
+      .joint("repeats[i] >= 0 (the result has elements)", implies(!empty, non_negative))
+      .joint_unchecked(empty_result, "repeats[i] >= 0 (the result is empty)", implies(empty, non_negative));
+}
+
 // resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 Spec resize_() {
   using M = c10::MemoryFormat;
@@ -235,16 +264,11 @@ Spec resize_() {
 
 // roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
 Spec roll() {
-  auto empty_self = deviation("roll.empty_self_unchecked",
-      "the kernel returns an empty self before checking dims: out-of-range dims are accepted",
-      "ops-fuzz sweep roll.default --invalid --config contract,empty --seed 0 --max 300");
-  auto dims_in_range = all_entries("dims", [](Term d) { return d >= -rank("self") && d < rank("self"); });
   return Spec("roll.default")
       .in(Tensor("self"))
       .in(LengthList("shifts"))
-      .in(DimList("dims").deps("self"))
-      .joint("dims[i] in [-self.rank, self.rank) (self has elements)", implies(numel("self") >= 1, dims_in_range))
-      .joint_unchecked(empty_self, "dims[i] in [-self.rank, self.rank) (self is empty)", implies(numel("self") == 0, dims_in_range))
+      .in(DimList("dims").deps("self")
+            .value(existing_dim_of_self()))
       .joint("dims is empty when self is zero-dim", implies(rank("self") == 0, length("dims") == 0))
       .joint("len(shifts) == len(dims), or 1 when dims is empty",
              ite(length("dims") == 0, length("shifts") == 1, length("shifts") == length("dims")));
@@ -273,13 +297,7 @@ Spec stack() {
 Spec triangle(std::string op) {
   return Spec(std::move(op))
       .in(Tensor("self")
-            .rank(Ge(2))
-            // The kernels return an empty self before checking its rank: invalid samples of a
-            // lower rank are kept non-empty so that they test the rule.
-            .size(Scope(Ge("1 when self.rank < 2", [](const Ctx& c) -> std::optional<int64_t> {
-              if (c.rank() >= 2) return std::nullopt;
-              return 1;
-            }))))
+            .rank(Ge(2)))
       .in(Int("diagonal"));
 }
 Spec tril() { return triangle("tril.default"); }
@@ -289,7 +307,8 @@ Spec triu() { return triangle("triu.default"); }
 
 std::span<const SpecFn> shape_specs() {
   static constexpr SpecFn table[] = {cat, split_with_sizes_copy, view_copy, constant_pad_nd, pixel_shuffle, unfold_copy,
-                                     unique2, unique_dim, unique_consecutive, flip, resize_, roll, stack, tril, triu};
+                                     unique2, unique_dim, unique_consecutive, flip, repeat,
+                                     resize_, roll, stack, tril, triu};
   return table;
 }
 
