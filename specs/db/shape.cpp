@@ -219,8 +219,8 @@ Spec flip() {
 
 // repeat(Tensor self, SymInt[] repeats) -> Tensor
 Spec repeat() {
-  auto empty_result = deviation("repeat.negative_repeat_empty_self",
-      "a negative repeat is accepted when self is empty (the result is given a negative size instead of an error)",
+  auto empty_self = deviation("repeat.negative_repeat_empty_self",
+      "a negative repeat is accepted without an error when self is empty",
       "ops-fuzz sweep repeat.default --invalid --config contract,empty --seed 0 --max 1000");
   auto non_negative = all_entries("repeats", [](Term r) { return r >= 0; });
   auto empty = numel("self") == 0;
@@ -235,7 +235,7 @@ Spec repeat() {
               return std::max<int64_t>(1, 4096 / n);
             })))))
       .joint("repeats[i] >= 0 (self has elements)", implies(!empty, non_negative))
-      .joint_unchecked(empty_result, "repeats[i] >= 0 (self is empty)", implies(empty, non_negative));
+      .joint_unchecked(empty_self, "repeats[i] >= 0 (self is empty)", implies(empty, non_negative));
 }
 
 // resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
