@@ -28,6 +28,9 @@ std::span<const KnownCrash> known_crashes() {
        "ops-fuzz sweep --ops 'sym_size.int,sym_stride.int' --config contract --seed 0 --max 1000",
        "dim is neither wrapped nor checked: the operator reads outside self's sizes or strides, and a "
        "garbage SymInt read there may be taken for a symbolic one and dereferenced"},
+      {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
+       "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
+       "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
   };
   return table;
 }

@@ -119,10 +119,169 @@ Spec unfold_copy() {
              value("size") <= ite(rank("self") == 0, 1, size("self", value("dimension"))));
 }
 
+// A dim list of self: dims of self, each at most once.
+ArgSpec dims_of_self(std::string name) {
+  return DimList(std::move(name)).deps("self")
+      .length(Le("self.rank", [](const Ctx& c) { return dim_rank(c, "self"); }))
+      .value(dim_of("self"))
+      .value(unique_dim_of("self"));
+}
+
+// A dim of self where a zero-dim self has none (the kernel asks self for the size of the dim).
+Cond existing_dim_of_self() {
+  return Be("[-self.rank, self.rank)", [](const Ctx& c) {
+    return std::vector<double>{static_cast<double>(-c.rank("self")), static_cast<double>(c.rank("self") - 1)};
+  });
+}
+
+// self of a unique op, whose CPU kernels have no float16 path though they have a bfloat16 one.
+ArgSpec unique_self(const std::string& op) {
+  auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
+      "the CPU kernel is not implemented for float16 self (\"\"unique\" not implemented for 'Half'\" or "
+      "\"\"unique_dim\" ...\"), though it is for bfloat16",
+      "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 200");
+  return Tensor("self").dtype(Avoid(missing, NotIn(std::vector{c10::ScalarType::Half})));
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False)
+Spec unique2() {
+  return Spec("_unique2.default")
+      .in(unique_self("_unique2.default"))
+      .in(Bool("sorted"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"));
+}
+
+// Unique slices along dim: every other dim of self must have elements (the kernel refuses
+// zero-sized dims it does not select), and a zero-dim self has no slices.
+Term other_dims_have_elements() {
+  return rank("self") >= 1 && all(dims("self"), [](int64_t d) {
+           return size("self", d) >= 1 || value("dim") == d || value("dim") == d - rank("self");
+         });
+}
+const char* kOtherDims = "self.rank >= 1 and self.size(d) >= 1 for every d other than dim";
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)
+Spec unique_dim() {
+  return Spec("unique_dim.default")
+      .in(unique_self("unique_dim.default"))
+      .in(Dim("dim").deps("self")
+            .value(dim_of("self")))
+      .in(Bool("sorted"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"))
+      .joint(kOtherDims, other_dims_have_elements());
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None)
+Spec unique_consecutive() {
+  return Spec("unique_consecutive.default")
+      .in(unique_self("unique_consecutive.default"))
+      .in(Bool("return_inverse"))
+      .in(Bool("return_counts"))
+      .in(DimOpt("dim").deps("self")
+            .value(dim_of("self")))
+      .joint(std::string(kOtherDims) + " (when dim is given)", implies(!is_none("dim"), other_dims_have_elements()));
+}
+
+// flip(Tensor self, int[] dims) -> Tensor
+Spec flip() {
+  return Spec("flip.default")
+      .in(Tensor("self"))
+      .in(dims_of_self("dims"));
+}
+
+// repeat(Tensor self, SymInt[] repeats) -> Tensor
+Spec repeat() {
+  auto empty_self = deviation("repeat.negative_repeat_empty_self",
+      "a negative repeat is accepted without an error when self is empty",
+      "ops-fuzz sweep repeat.default --invalid --config contract,empty --seed 0 --max 1000");
+  auto non_negative = all_entries("repeats", [](Term r) { return r >= 0; });
+  auto empty = numel("self") == 0;
+  return Spec("repeat.default")
+      .in(Tensor("self"))
+      .in(LengthList("repeats").deps("self")
+            .length(Ge("self.rank", [](const Ctx& c) { return c.rank("self"); }))
+            // Products of repeats grow fast: a generation limit, not a rule.
+            .value(Scope(Named("repeats keep the result under 4096 elements", Le("4096 / (self.numel() * prod(repeats before))", [](const Ctx& c) {
+              int64_t n = std::max<int64_t>(1, c.numel("self"));
+              for (int64_t r : c.solved()) n *= std::max<int64_t>(1, r);
+              return std::max<int64_t>(1, 4096 / n);
+            })))))
+      .joint("repeats[i] >= 0 (self has elements)", implies(!empty, non_negative))
+      .joint_unchecked(empty_self, "repeats[i] >= 0 (self is empty)", implies(empty, non_negative));
+}
+
+// resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+Spec resize_() {
+  using M = c10::MemoryFormat;
+  auto beside_zero = deviation("resize_.negative_size_beside_zero",
+      "a negative size is accepted when another size is 0 (the kernel checks the number of elements, which is 0), "
+      "giving a tensor with a negative size",
+      "ops-fuzz sweep resize_.default --invalid --config contract --seed 0 --max 300");
+  auto non_negative = all_entries("size", [](Term s) { return s >= 0; });
+  auto has_zero = any(elems("size"), [](int64_t i) { return elem("size", i) == 0; });
+  return Spec("resize_.default")
+      .in(Tensor("self"))
+      .in(Shape("size"))
+      .kw(MemoryFormatOpt("memory_format").deps("size")
+            .value(In("contiguous, channels_last when len(size) == 4, channels_last_3d when 5", [](const Ctx& c) {
+              std::vector<M> ok{M::Contiguous};
+              if (c.length("size") == 4) ok.push_back(M::ChannelsLast);
+              if (c.length("size") == 5) ok.push_back(M::ChannelsLast3d);
+              return ok;
+            })))
+      .joint("size[i] >= 0 (no size is 0)", implies(!has_zero, non_negative))
+      .joint_unchecked(beside_zero, "size[i] >= 0 (a size is 0)", implies(has_zero, non_negative));
+}
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+Spec roll() {
+  return Spec("roll.default")
+      .in(Tensor("self"))
+      .in(LengthList("shifts"))
+      .in(DimList("dims").deps("self")
+            .value(existing_dim_of_self()))
+      .joint("dims is empty when self is zero-dim", implies(rank("self") == 0, length("dims") == 0))
+      .joint("len(shifts) == len(dims), or 1 when dims is empty",
+             ite(length("dims") == 0, length("shifts") == 1, length("shifts") == length("dims")));
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+Spec stack() {
+  return Spec("stack.default")
+      .in(TensorList("tensors")
+            .length(Ge(1))
+            .rank(Eq("tensors[0].rank", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
+              return static_cast<int64_t>(c.self().tensors.at(0).shape.size());
+            }))
+            .size(Eq("tensors[0].size(d)", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.entry() <= 0) return std::nullopt;
+              return c.self().tensors.at(0).shape.at(static_cast<size_t>(c.dim()));
+            })))
+      .in(Dim("dim").deps("tensors")
+            .value(Be("[-tensors[0].rank - 1, tensors[0].rank]", [](const Ctx& c) {
+              return std::vector<double>{static_cast<double>(-rank_of_first(c) - 1), static_cast<double>(rank_of_first(c))};
+            })));
+}
+
+// tril and triu(Tensor self, int diagonal=0) -> Tensor: any diagonal of a matrix or a batch of them.
+Spec triangle(std::string op) {
+  return Spec(std::move(op))
+      .in(Tensor("self")
+            .rank(Ge(2)))
+      .in(Int("diagonal"));
+}
+Spec tril() { return triangle("tril.default"); }
+Spec triu() { return triangle("triu.default"); }
+
 }  // namespace
 
 std::span<const SpecFn> shape_specs() {
-  static constexpr SpecFn table[] = {cat, constant_pad_nd, pixel_shuffle, unfold_copy};
+  static constexpr SpecFn table[] = {cat, constant_pad_nd, pixel_shuffle, unfold_copy,
+                                     unique2, unique_dim, unique_consecutive, flip, repeat,
+                                     resize_, roll, stack, tril, triu};
   return table;
 }
 
