@@ -27,16 +27,26 @@ ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
   return Tensor(name)
       .dtype(In(numeric()))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
-      .rank(Eq(rank));
+      .rank(Eq(rank))
+      // An empty product returns before the dtypes are checked.
+      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) { return c.tensor().dtype == S::Bool ? 1 : 0; })));
 }
 
 // The second operand: `first`'s dtype and rank `rank`; its dim `inner` matches `first`'s last
 // dim, and a leading batch dim (bmm) matches `first`'s.
-ArgSpec second_operand(const std::string& first, const char* name, int64_t rank, bool batched) {
+// mm and bmm return an empty product before comparing the dtypes (`empty_unchecked`); the
+// others compare them first.
+ArgSpec second_operand(const std::string& first, const char* name, int64_t rank, bool batched, bool empty_unchecked) {
   std::string inner_text = first + ".size(-1) at dim " + std::to_string(batched ? 1 : 0) +
                            (batched ? ", " + first + ".size(0) at dim 0" : "");
-  return Tensor(name).deps(first)
-      .dtype(Eq(first + ".dtype", [first](const Ctx& c) { return c.dtype(first); }))
+  auto tied = [batched](int64_t dim) { return dim == (batched ? 1 : 0) || (batched && dim == 0); };
+  ArgSpec b = Tensor(name);
+  b.deps(first)
+      .dtype(Eq(first + ".dtype" + (empty_unchecked ? " (unless " + first + " is empty)" : ""),
+                [first, empty_unchecked](const Ctx& c) -> std::optional<S> {
+        if (empty_unchecked && c.numel(first) == 0) return std::nullopt;
+        return c.dtype(first);
+      }))
       .rank(Eq(rank))
       .size(Eq(inner_text, [first, batched](const Ctx& c) -> std::optional<int64_t> {
         int64_t inner = batched ? 1 : 0;
@@ -44,6 +54,13 @@ ArgSpec second_operand(const std::string& first, const char* name, int64_t rank,
         if (batched && c.dim() == 0) return c.size(first, 0);
         return std::nullopt;
       }));
+  // Some kernels refuse a mismatched or bool dtype only when the product has elements: such
+  // samples keep them.
+  return b.size(Scope(Ge("1 at its own dims when its dtype differs from " + first + "'s or is bool",
+                         [first, tied](const Ctx& c) {
+    bool refused = c.tensor().dtype != c.dtype(first) || c.tensor().dtype == S::Bool;
+    return refused && !tied(c.dim()) ? 1 : 0;
+  })));
 }
 
 // The shape of the product of `a` and `b` (a rank-1 `b` is a vector).
@@ -68,6 +85,12 @@ ArgSpec coefficient(const std::string& op, const char* name, const std::string& 
 
 // op(Tensor self, Tensor a, Tensor b, *, Scalar beta=1, Scalar alpha=1): beta * self + alpha * (a @ b),
 // self of a's dtype and broadcastable to the product's shape.
+// addmv and baddbmm skip the dtype checks of an empty mat or batch1 in some paths, so those are
+// generated with elements (a generation limit, not a rule).
+ArgSpec nonempty(ArgSpec a) {
+  return std::move(a.size(Scope(Ge(1))));
+}
+
 // addmm checks self's dtype; addmv and baddbmm cast self silently (`self_dtype_unchecked`).
 Spec add_product(const std::string& op, const char* a, int64_t a_rank, const char* b, int64_t b_rank, bool batched,
                  bool self_dtype_unchecked = false) {
@@ -87,16 +110,16 @@ Spec add_product(const std::string& op, const char* a, int64_t a_rank, const cha
               int64_t d = c.dim() + int64_t(shape.size()) - c.rank();
               return IntList{1, shape.at(size_t(d))};
             })))
-      .in(first_operand(op, a, a_rank))
-      .in(second_operand(first, b, b_rank, batched))
+      .in(self_dtype_unchecked ? nonempty(first_operand(op, a, a_rank)) : first_operand(op, a, a_rank))
+      .in(second_operand(first, b, b_rank, batched, false))
       .kw(coefficient(op, "beta", first))
       .kw(coefficient(op, "alpha", first));
 }
 
 // mm(Tensor self, Tensor mat2) -> Tensor
-Spec mm() { return Spec("mm.default").in(first_operand("mm.default", "self", 2)).in(second_operand("self", "mat2", 2, false)); }
+Spec mm() { return Spec("mm.default").in(first_operand("mm.default", "self", 2)).in(second_operand("self", "mat2", 2, false, true)); }
 // bmm(Tensor self, Tensor mat2) -> Tensor
-Spec bmm() { return Spec("bmm.default").in(first_operand("bmm.default", "self", 3)).in(second_operand("self", "mat2", 3, true)); }
+Spec bmm() { return Spec("bmm.default").in(first_operand("bmm.default", "self", 3)).in(second_operand("self", "mat2", 3, true, true)); }
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Spec addmm() { return add_product("addmm.default", "mat1", 2, "mat2", 2, false); }
 // addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
