@@ -22,12 +22,12 @@ DeviationRef float16_missing(const std::string& op) {
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
 }
 
-// The first operand of a product: of `rank`, numeric.
+// The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
 ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
   return Tensor(name)
       .dtype(In(numeric()))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
-      .rank(Eq(rank))
+      .rank(rank > 0 ? Eq(rank) : Ge(1))
       // An empty product returns before the dtypes are checked.
       .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) { return c.tensor().dtype == S::Bool ? 1 : 0; })));
 }
@@ -130,6 +130,36 @@ Spec baddbmm() { return add_product("baddbmm.default", "batch1", 3, "batch2", 3,
 // outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2, so every dtype, promoted.
 Spec outer() { return Spec("outer.default").in(Tensor("self").rank(Eq(1))).in(Tensor("vec2").rank(Eq(1))); }
 
+// matmul(Tensor self, Tensor other) -> Tensor: dot, mv, mm or a batched product by the ranks; a
+// 1-d other is a vector, and the batch dims (all but the last two) broadcast.
+Spec matmul() {
+  return Spec("matmul.default")
+      .in(first_operand("matmul.default", "self", 0))
+      .in(Tensor("other").deps("self")
+            // An empty product returns before the dtypes are compared (dot compares them first).
+            .dtype(Eq("self.dtype (unless self is empty and not 1-d)", [](const Ctx& c) -> std::optional<S> {
+              if (c.numel("self") == 0 && c.rank("self") >= 2) return std::nullopt;
+              return c.dtype("self");
+            }))
+            .rank(Ge(1))
+            .size(Scope(Ge("1 at its own dims when its dtype differs from self's or is bool", [](const Ctx& c) {
+              bool refused = c.tensor().dtype != c.dtype("self") || c.tensor().dtype == S::Bool;
+              return refused && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
+            })))
+            .size(Eq("self.size(-1) at dim max(other.rank - 2, 0)", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.dim() == std::max<int64_t>(c.rank() - 2, 0)) return c.size("self", -1);
+              return std::nullopt;
+            }))
+            .size(Gen("the batch dims broadcastable with self's", [](const Ctx& c) -> std::optional<GenSets> {
+              int64_t from_end = c.rank() - c.dim();
+              if (from_end <= 2 || from_end > c.rank("self")) return std::nullopt;
+              int64_t fixed = c.size("self", -from_end);
+              GenSets g;
+              for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
+              return g;
+            })));
+}
+
 ArgSpec distance_p() { return Float("p").value(Ge(0)); }
 
 // _pdist_forward(Tensor self, float p=2.) -> Tensor: the pairwise distances of self's rows. The
@@ -184,7 +214,7 @@ Spec cdist_forward() {
 }  // namespace
 
 std::span<const SpecFn> linalg_specs() {
-  static constexpr SpecFn table[] = {mm, bmm, addmm, addmv, baddbmm, outer, pdist_forward, cdist_forward};
+  static constexpr SpecFn table[] = {mm, bmm, addmm, addmv, baddbmm, outer, matmul, pdist_forward, cdist_forward};
   return table;
 }
 
