@@ -21,6 +21,12 @@ DeviationRef float16_missing(const std::string& op) {
       "the CPU kernel is not implemented for float16 (\"... not implemented for 'Half'\"), though it is for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
 }
+// The distance kernels have neither a float16 nor a bfloat16 path.
+DeviationRef half_floats_missing(const std::string& op) {
+  return deviation(stem(op) + ".half_floats",
+      "the CPU kernel is not implemented for float16 and bfloat16 (\"... not implemented for 'Half'\")",
+      "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
+}
 
 // The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
 ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
@@ -173,7 +179,7 @@ Spec pdist_forward() {
       "the kernel refuses non-contiguous self (\"_pdist_forward requires contiguous input\"); pdist makes it "
       "contiguous first",
       "ops-fuzz sweep _pdist_forward.default --config contract,transposed --seed 0 --max 100");
-  auto half = float16_missing("_pdist_forward.default");
+  auto half = half_floats_missing("_pdist_forward.default");
   return Spec("_pdist_forward.default")
       .in(Tensor("self")
             .contiguous(layouts)
@@ -186,7 +192,7 @@ Spec pdist_forward() {
 // _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor: x1 [.., P, M] and
 // x2 [.., R, M] of one floating dtype, batch dims broadcast.
 Spec cdist_forward() {
-  auto half = float16_missing("_cdist_forward.default");
+  auto half = half_floats_missing("_cdist_forward.default");
   return Spec("_cdist_forward.default")
       .in(Tensor("x1")
             .dtype(In(std::vector{S::Half, S::BFloat16, S::Float, S::Double}))
