@@ -1,0 +1,227 @@
+// Matrix products and distances: mm, bmm, addmm, addmv, baddbmm, outer, _pdist_forward,
+// _cdist_forward. The shared matrix-multiply rules (operands of one dtype, matching inner dims,
+// an added self broadcastable to the product, beta and alpha) are the `product` builder's.
+#include "specs/db/families.h"
+
+namespace opsfuzz::db {
+using namespace dsl;
+
+namespace {
+using S = c10::ScalarType;
+using K = ScalarDtype;
+
+// The dtypes of a matrix product: every numeric dtype (no bool); the CPU kernels of 1.13 have no
+// float16 path (a deviation of each op).
+std::vector<S> numeric() { return {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double}; }
+
+std::string stem(const std::string& op) { return op.substr(0, op.find('.')); }
+
+DeviationRef float16_missing(const std::string& op) {
+  return deviation(stem(op) + ".float16",
+      "the CPU kernel is not implemented for float16 (\"... not implemented for 'Half'\"), though it is for bfloat16",
+      "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
+}
+// The distance kernels have neither a float16 nor a bfloat16 path.
+DeviationRef half_floats_missing(const std::string& op) {
+  return deviation(stem(op) + ".half_floats",
+      "the CPU kernel is not implemented for float16 and bfloat16 (\"... not implemented for 'Half'\")",
+      "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
+}
+
+// The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
+ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
+  return Tensor(name)
+      .dtype(In(numeric()))
+      .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
+      .rank(rank > 0 ? Eq(rank) : Ge(1))
+      // An empty product returns before the dtypes are checked.
+      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) { return c.tensor().dtype == S::Bool ? 1 : 0; })));
+}
+
+// The second operand: `first`'s dtype and rank `rank`; its dim `inner` matches `first`'s last
+// dim, and a leading batch dim (bmm) matches `first`'s.
+// mm and bmm return an empty product before comparing the dtypes (`empty_unchecked`); the
+// others compare them first.
+ArgSpec second_operand(const std::string& first, const char* name, int64_t rank, bool batched, bool empty_unchecked) {
+  std::string inner_text = first + ".size(-1) at dim " + std::to_string(batched ? 1 : 0) +
+                           (batched ? ", " + first + ".size(0) at dim 0" : "");
+  auto tied = [batched](int64_t dim) { return dim == (batched ? 1 : 0) || (batched && dim == 0); };
+  ArgSpec b = Tensor(name);
+  b.deps(first)
+      .dtype(Eq(first + ".dtype" + (empty_unchecked ? " (unless " + first + " is empty)" : ""),
+                [first, empty_unchecked](const Ctx& c) -> std::optional<S> {
+        if (empty_unchecked && c.numel(first) == 0) return std::nullopt;
+        return c.dtype(first);
+      }))
+      .rank(Eq(rank))
+      .size(Eq(inner_text, [first, batched](const Ctx& c) -> std::optional<int64_t> {
+        int64_t inner = batched ? 1 : 0;
+        if (c.dim() == inner) return c.size(first, -1);
+        if (batched && c.dim() == 0) return c.size(first, 0);
+        return std::nullopt;
+      }));
+  // Some kernels refuse a mismatched or bool dtype only when the product has elements: such
+  // samples keep them.
+  return b.size(Scope(Ge("1 at its own dims when its dtype differs from " + first + "'s or is bool",
+                         [first, tied](const Ctx& c) {
+    bool refused = c.tensor().dtype != c.dtype(first) || c.tensor().dtype == S::Bool;
+    return refused && !tied(c.dim()) ? 1 : 0;
+  })));
+}
+
+// The shape of the product of `a` and `b` (a rank-1 `b` is a vector).
+IntList product_shape(const Ctx& c, const std::string& a, const std::string& b) {
+  IntList shape(c.shape(a).begin(), c.shape(a).end() - 1);
+  if (c.rank(b) >= 2) shape.push_back(c.size(b, -1));
+  return shape;
+}
+
+// beta and alpha: an int for an integral product, an int or a float otherwise (the documentation);
+// the kernels convert any Scalar without checking.
+ArgSpec coefficient(const std::string& op, const char* name, const std::string& a) {
+  auto unchecked = deviation(stem(op) + "." + name + "_kind",
+      std::string("a float or bool ") + name + " with integral operands is truncated silently, though the documentation "
+      "asks for an int",
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
+  return Scalar(name).deps(a).dtype(Unchecked(unchecked, In("{int} for an integral " + a + ", {int, float} otherwise",
+                                                             [a](const Ctx& c) {
+    return c10::isIntegralType(c.dtype(a), false) ? std::vector{K::Int} : std::vector{K::Int, K::Float};
+  })));
+}
+
+// op(Tensor self, Tensor a, Tensor b, *, Scalar beta=1, Scalar alpha=1): beta * self + alpha * (a @ b),
+// self of a's dtype and broadcastable to the product's shape.
+// addmv and baddbmm skip the dtype checks of an empty mat or batch1 in some paths, so those are
+// generated with elements (a generation limit, not a rule).
+ArgSpec nonempty(ArgSpec a) {
+  return std::move(a.size(Scope(Ge(1))));
+}
+
+// addmm checks self's dtype; addmv and baddbmm cast self silently (`self_dtype_unchecked`).
+Spec add_product(const std::string& op, const char* a, int64_t a_rank, const char* b, int64_t b_rank, bool batched,
+                 bool self_dtype_unchecked = false) {
+  const std::string first = a, second = b;
+  Cond self_dtype = Eq(first + ".dtype", [first](const Ctx& c) { return c.dtype(first); });
+  if (self_dtype_unchecked)
+    self_dtype = Unchecked(deviation(stem(op) + ".self_dtype",
+        "self of another dtype than " + first + " is cast silently, where addmm refuses it (\"self and mat2 must have "
+        "the same dtype\")",
+        "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300"), std::move(self_dtype));
+  return Spec(op)
+      .in(Tensor("self").deps(a, b)
+            .dtype(std::move(self_dtype))
+            .rank(Le("the rank of " + first + " @ " + second, [=](const Ctx& c) { return int64_t(product_shape(c, first, second).size()); }))
+            .size(In("{1, the product's size at that dim}", [=](const Ctx& c) {
+              IntList shape = product_shape(c, first, second);
+              int64_t d = c.dim() + int64_t(shape.size()) - c.rank();
+              return IntList{1, shape.at(size_t(d))};
+            })))
+      .in(self_dtype_unchecked ? nonempty(first_operand(op, a, a_rank)) : first_operand(op, a, a_rank))
+      .in(second_operand(first, b, b_rank, batched, false))
+      .kw(coefficient(op, "beta", first))
+      .kw(coefficient(op, "alpha", first));
+}
+
+// mm(Tensor self, Tensor mat2) -> Tensor
+Spec mm() { return Spec("mm.default").in(first_operand("mm.default", "self", 2)).in(second_operand("self", "mat2", 2, false, true)); }
+// bmm(Tensor self, Tensor mat2) -> Tensor
+Spec bmm() { return Spec("bmm.default").in(first_operand("bmm.default", "self", 3)).in(second_operand("self", "mat2", 3, true, true)); }
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Spec addmm() { return add_product("addmm.default", "mat1", 2, "mat2", 2, false); }
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Spec addmv() { return add_product("addmv.default", "mat", 2, "vec", 1, false, true); }
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Spec baddbmm() { return add_product("baddbmm.default", "batch1", 3, "batch2", 3, true, true); }
+
+// outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2, so every dtype, promoted.
+Spec outer() { return Spec("outer.default").in(Tensor("self").rank(Eq(1))).in(Tensor("vec2").rank(Eq(1))); }
+
+// matmul(Tensor self, Tensor other) -> Tensor: dot, mv, mm or a batched product by the ranks; a
+// 1-d other is a vector, and the batch dims (all but the last two) broadcast.
+Spec matmul() {
+  return Spec("matmul.default")
+      .in(first_operand("matmul.default", "self", 0))
+      .in(Tensor("other").deps("self")
+            // An empty product returns before the dtypes are compared (dot compares them first).
+            .dtype(Eq("self.dtype (unless self is empty and not 1-d)", [](const Ctx& c) -> std::optional<S> {
+              if (c.numel("self") == 0 && c.rank("self") >= 2) return std::nullopt;
+              return c.dtype("self");
+            }))
+            .rank(Ge(1))
+            .size(Scope(Ge("1 at its own dims when its dtype differs from self's or is bool", [](const Ctx& c) {
+              bool refused = c.tensor().dtype != c.dtype("self") || c.tensor().dtype == S::Bool;
+              return refused && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
+            })))
+            .size(Eq("self.size(-1) at dim max(other.rank - 2, 0)", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.dim() == std::max<int64_t>(c.rank() - 2, 0)) return c.size("self", -1);
+              return std::nullopt;
+            }))
+            .size(Gen("the batch dims broadcastable with self's", [](const Ctx& c) -> std::optional<GenSets> {
+              int64_t from_end = c.rank() - c.dim();
+              if (from_end <= 2 || from_end > c.rank("self")) return std::nullopt;
+              int64_t fixed = c.size("self", -from_end);
+              GenSets g;
+              for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
+              return g;
+            })));
+}
+
+ArgSpec distance_p() { return Float("p").value(Ge(0)); }
+
+// _pdist_forward(Tensor self, float p=2.) -> Tensor: the pairwise distances of self's rows. The
+// rules are pdist's (its documentation and checks); _pdist_forward checks none of them.
+Spec pdist_forward() {
+  auto unchecked = deviation("_pdist_forward.unchecked_rules",
+      "_pdist_forward checks neither self's rank and dtype nor the sign of p (pdist does) and computes whatever it "
+      "is given",
+      "ops-fuzz sweep _pdist_forward.default --invalid --config contract --seed 0 --max 300");
+  auto layouts = deviation("_pdist_forward.non_contiguous_self",
+      "the kernel refuses non-contiguous self (\"_pdist_forward requires contiguous input\"); pdist makes it "
+      "contiguous first",
+      "ops-fuzz sweep _pdist_forward.default --config contract,transposed --seed 0 --max 100");
+  auto half = half_floats_missing("_pdist_forward.default");
+  return Spec("_pdist_forward.default")
+      .in(Tensor("self")
+            .contiguous(layouts)
+            .dtype(Unchecked(unchecked, In(std::vector{S::Half, S::BFloat16, S::Float, S::Double})))
+            .dtype(Avoid(half, NotIn(std::vector{S::Half, S::BFloat16})))
+            .rank(Unchecked(unchecked, Eq(2))))
+      .in(Float("p").value(Unchecked(unchecked, Ge(0))));
+}
+
+// _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor: x1 [.., P, M] and
+// x2 [.., R, M] of one floating dtype, batch dims broadcast.
+Spec cdist_forward() {
+  auto half = half_floats_missing("_cdist_forward.default");
+  return Spec("_cdist_forward.default")
+      .in(Tensor("x1")
+            .dtype(In(std::vector{S::Half, S::BFloat16, S::Float, S::Double}))
+            .dtype(Avoid(half, NotIn(std::vector{S::Half, S::BFloat16})))
+            .rank(Ge(2)))
+      .in(Tensor("x2").deps("x1")
+            .dtype(Eq("x1.dtype", [](const Ctx& c) { return c.dtype("x1"); }))
+            .rank(Ge(2))
+            .size(Eq("x1.size(-1) at the last dim", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.dim() == c.rank() - 1) return c.size("x1", -1);
+              return std::nullopt;
+            }))
+            .size(Gen("the batch dims broadcastable with x1's", [](const Ctx& c) -> std::optional<GenSets> {
+              int64_t from_end = c.rank() - c.dim();
+              if (from_end <= 2 || from_end > c.rank("x1")) return std::nullopt;
+              int64_t fixed = c.size("x1", -from_end);
+              GenSets g;
+              for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
+              return g;
+            })))
+      .in(distance_p())
+      .in(IntOpt("compute_mode").value(Be(0, 2)));
+}
+
+}  // namespace
+
+std::span<const SpecFn> linalg_specs() {
+  static constexpr SpecFn table[] = {mm, bmm, addmm, addmv, baddbmm, outer, matmul, pdist_forward, cdist_forward};
+  return table;
+}
+
+}  // namespace opsfuzz::db
