@@ -36,10 +36,133 @@ Spec index_select() {
             }))));
 }
 
+// ---- shared by gather and the scatter family ------------------------------------------------
+
+// The size of `arg` at dim d as the kernels see it: a zero-dim tensor counts as [1].
+int64_t dim_size(const Ctx& c, std::string_view arg, int64_t d) { return c.rank(arg) == 0 ? 1 : c.size(arg, d); }
+
+// Index tensor values: valid ones in [0, n) (or [-n, n) where the op wraps negative indices),
+// invalid ones just outside (by one), so that an unchecked kernel is caught without reading far.
+template <class F> Cond index_values(std::string n_text, F n_of, bool wraps) {
+  std::string lo = wraps ? "-" + n_text : "0";
+  return Gen("in [" + lo + ", " + n_text + ")", [n_of, wraps](const Ctx& c) -> std::optional<GenSets> {
+    int64_t n = n_of(c), lo = wraps ? -n : 0;
+    if (n == 0) return std::nullopt;  // the index is empty then (a scope on its size)
+    GenSets g;
+    for (int64_t v = lo; v < n; ++v) g.valid.push_back(v);
+    g.invalid = {lo - 1, n};
+    return g;
+  });
+}
+
+// A tensor of the rank of `arg`: zero-dim and 1-d alike, as the kernels treat them.
+Cond rank_of(const std::string& arg) {
+  return In(arg + ".rank (0 and 1 alike)", [arg](const Ctx& c) {
+    int64_t r = c.rank(arg);
+    return r <= 1 ? IntList{0, 1} : IntList{r};
+  });
+}
+
+// The index of gather and scatter: int64, of self's rank, sizes at most self's except along dim
+// (and at most src's everywhere when there is a src), values a position along self's dim.
+ArgSpec gather_index(bool src) {
+  ArgSpec index = Tensor("index").deps("self", "dim");
+  if (src) index.deps("src");
+  std::string bound = src ? "src.size(d), and self.size(d) for d != dim" : "self.size(d) for d != dim";
+  return index
+      .dtype(Eq(c10::ScalarType::Long))
+      // A zero-dim index counts as [1]: more than an empty 1-d self or src holds.
+      .rank(In("self.rank (0 and 1 alike; 1 when self or src is [0])", [src](const Ctx& c) {
+        int64_t r = c.rank("self");
+        auto empty_1d = [&](std::string_view a) { return c.rank(a) == 1 && c.size(a, 0) == 0; };
+        if (r > 1) return IntList{r};
+        if (empty_1d("self") || (src && empty_1d("src"))) return IntList{1};
+        return IntList{0, 1};
+      }))
+      .size(Le(bound, [src](const Ctx& c) -> std::optional<int64_t> {
+        std::optional<int64_t> hi;
+        int64_t d = c.dim(), dim = c.as_int("dim");
+        if (c.rank("self") > 0 && d != (dim < 0 ? dim + c.rank("self") : dim)) hi = dim_size(c, "self", d);
+        if (src) hi = std::min(hi.value_or(INT64_MAX), dim_size(c, "src", d));
+        return hi;
+      }))
+      // An empty dim has no position to index: no indices then (implied by the rule on the values).
+      .size(Scope(Eq("0 along dim when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
+        int64_t dim = c.as_int("dim"), r = c.rank("self");
+        if (r > 0 && c.dim() == (dim < 0 ? dim + r : dim) && c.size("self", dim) == 0) return 0;
+        return std::nullopt;
+      })))
+      .value(index_values("self.size(dim)", [](const Ctx& c) { return dim_size(c, "self", c.as_int("dim")); }, false));
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Spec gather() {
+  return Spec("gather.default")
+      .in(Tensor("self"))
+      .in(Dim("dim").deps("self").value(dim_of("self")))
+      .in(gather_index(false))
+      .kw(Bool("sparse_grad"));
+}
+
+Cond same_dtype_as_self() { return Eq("self.dtype", [](const Ctx& c) { return c.dtype("self"); }); }
+
+ArgSpec scatter_src() {
+  return Tensor("src").deps("self").dtype(same_dtype_as_self()).rank(rank_of("self"));
+}
+
+// op(Tensor self, int dim, Tensor index, <source>...): the scatter family.
+Spec scatter_base(std::string op, bool src) {
+  Spec spec = Spec(std::move(op))
+      .in(Tensor("self"))
+      .in(Dim("dim").deps("self").value(dim_of("self")))
+      .in(gather_index(src));
+  if (src) spec.in(scatter_src());
+  return spec;
+}
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Spec scatter_src_op() { return scatter_base("scatter.src", true); }
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Spec scatter_add() { return scatter_base("scatter_add.default", true); }
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Spec scatter_value() {
+  return scatter_base("scatter.value", false)
+      .in(Scalar("value").deps("self").value(fits_dtype("self.dtype", [](const Ctx& c) -> std::optional<c10::ScalarType> {
+        return c.dtype("self");
+      })));
+}
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)
+Spec scatter_reduce() {
+  return scatter_base("scatter_reduce.two", true)
+      .in(String("reduce").deps("self")
+            .value(In(std::vector<std::string>{"sum", "prod", "mean", "amax", "amin"}))
+            // The mean of booleans has no bool result: the kernel has no bool mean.
+            .value(NotIn("{mean} when self is bool", [](const Ctx& c) -> std::optional<std::vector<std::string>> {
+              if (c.dtype("self") != c10::ScalarType::Bool) return std::nullopt;
+              return std::vector<std::string>{"mean"};
+            })))
+      .kw(Bool("include_self"));
+}
+
+// nonzero(Tensor self) -> Tensor
+Spec nonzero() { return Spec("nonzero.default").in(Tensor("self")); }
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+Spec masked_select() {
+  return Spec("masked_select.default")
+      .in(Tensor("self"))
+      .in(Tensor("mask").deps("self")
+            // uint8 masks are deprecated but still taken (with a warning).
+            .dtype(In(std::vector{c10::ScalarType::Bool, c10::ScalarType::Byte}))
+            .value(Be(0, 1))
+            .size(broadcastable_with({"self"})));
+}
+
 }  // namespace
 
 std::span<const SpecFn> indexing_specs() {
-  static constexpr SpecFn table[] = {index_select};
+  static constexpr SpecFn table[] = {index_select, gather, scatter_src_op, scatter_value, scatter_add, scatter_reduce,
+                                     nonzero, masked_select};
   return table;
 }
 
