@@ -1,5 +1,7 @@
 #include "specs/db/families.h"
 
+#include <algorithm>
+
 namespace opsfuzz::db {
 using namespace dsl;
 
@@ -158,11 +160,80 @@ Spec masked_select() {
             .size(broadcastable_with({"self"})));
 }
 
+// The dim of self that the d-th dim of src (self without `dim`) stands for.
+int64_t self_dim_of(const Ctx& c, int64_t d) {
+  int64_t r = c.rank("self"), dim = c.as_int("dim");
+  return d < (dim < 0 ? dim + r : dim) ? d : d + 1;
+}
+
+// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+// src has the shape of self.select(dim, index); it is copied, so its dtype is free.
+Spec select_scatter() {
+  return Spec("select_scatter.default")
+      .in(Tensor("self").rank(Ge(1)))
+      .in(Tensor("src").deps("self", "dim")
+            .rank(Eq("self.rank - 1", [](const Ctx& c) { return c.rank("self") - 1; }))
+            .size(Eq("self.size(d) for the dims of self but dim", [](const Ctx& c) {
+              return c.size("self", self_dim_of(c, c.dim()));
+            })))
+      .in(Dim("dim").deps("self").value(dim_of("self")))
+      .in(Int("index").deps("self", "dim"))
+      .joint("index in [-self.size(dim), self.size(dim))",
+             value("index") >= -size("self", value("dim")) && value("index") < size("self", value("dim")));
+}
+
+// The length of self[start:end:step] along dim, with Python's clamping of start and end.
+int64_t slice_length(const Ctx& c) {
+  int64_t n = c.size("self", c.as_int("dim")), step = c.as_int("step");
+  auto clamp = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
+  int64_t start = c.is_none("start") ? 0 : clamp(c.as_int("start"));
+  int64_t end = c.is_none("end") ? n : clamp(c.as_int("end"));
+  return end <= start || step < 1 ? 0 : (end - start + step - 1) / step;
+}
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
+// src has the shape of the slice of self; it is copied, so its dtype is free.
+Spec slice_scatter() {
+  return Spec("slice_scatter.default")
+      .in(Tensor("self").rank(Ge(1)))
+      .in(Tensor("src").deps("self", "dim", "start", "end", "step")
+            .rank(Eq("self.rank", [](const Ctx& c) { return c.rank("self"); }))
+            .size(Eq("self.size(d), and the length of the slice along dim", [](const Ctx& c) {
+              int64_t r = c.rank("self"), dim = c.as_int("dim");
+              return c.dim() == (dim < 0 ? dim + r : dim) ? slice_length(c) : c.size("self", c.dim());
+            })))
+      .in(Dim("dim").deps("self").value(dim_of("self")))
+      .in(IntOpt("start"))
+      .in(IntOpt("end"))
+      .in(Int("step").value(Ge(1)));
+}
+
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False,
+//           bool sparse=False) -> Tensor
+// padding_idx and the flags matter only to the backward.
+Spec embedding() {
+  auto no_rows = [](const Ctx& c) { return c.size("weight", 0) == 0; };
+  return Spec("embedding.default")
+      .in(Tensor("weight").rank(Eq(2)))
+      .in(Tensor("indices").deps("weight")
+            .dtype(In(std::vector{c10::ScalarType::Long, c10::ScalarType::Int}))
+            // A weight without rows has no index in range: no indices (implied by the values).
+            .rank(Scope(Ge("1 when weight.size(0) is 0", [=](const Ctx& c) { return no_rows(c) ? 1 : 0; })))
+            .size(Scope(Eq("0 when weight.size(0) is 0", [=](const Ctx& c) -> std::optional<int64_t> {
+              if (no_rows(c) && c.dim() == 0) return 0;
+              return std::nullopt;
+            })))
+            .value(index_values("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); }, false)))
+      .in(Int("padding_idx"))
+      .in(Bool("scale_grad_by_freq"))
+      .in(Bool("sparse"));
+}
+
 }  // namespace
 
 std::span<const SpecFn> indexing_specs() {
   static constexpr SpecFn table[] = {index_select, gather, scatter_src_op, scatter_value, scatter_add, scatter_reduce,
-                                     nonzero, masked_select};
+                                     nonzero, masked_select, select_scatter, slice_scatter, embedding};
   return table;
 }
 
