@@ -87,11 +87,11 @@ ArgSpec gather_index(bool src) {
       .value(index_values("self.size(dim)", [](const Ctx& c) { return dim_size(c, "self", c.as_int("dim")); }, false));
 }
 
-// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 // Indices need a non-empty self (an index into an empty dim is out of range, and an empty index
 // is not checked at all).
 ArgSpec indexed_self() { return Tensor("self").size(Scope(Ge(1))); }
 
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Spec gather() {
   return Spec("gather.default")
       .in(indexed_self())
