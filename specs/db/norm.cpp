@@ -42,10 +42,100 @@ Spec native_group_norm() {
       .joint("bias is None or bias.size(0) == C", is_none("bias") || size("bias", 0) == value("C"));
 }
 
+const std::vector<S> kNormDtypes = {S::Float, S::Double, S::BFloat16};
+
+Cond input_dtype() { return Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); }); }
+
+// A per-channel tensor of a norm: None, or input's dtype and [input.size(1)].
+ArgSpec channel_tensor(const char* name) {
+  return TensorOpt(name).deps("input")
+      .dtype(input_dtype())
+      .rank(Eq(1))
+      .size(Eq("input.size(1)", [](const Ctx& c) { return c.size("input", 1); }));
+}
+
+// A weight or bias of layer_norm: None, or input's dtype and normalized_shape.
+ArgSpec normalized_tensor(const char* name) {
+  return TensorOpt(name).deps("input", "normalized_shape")
+      .dtype(input_dtype())
+      .rank(Eq("len(normalized_shape)", [](const Ctx& c) { return c.length("normalized_shape"); }))
+      .size(Eq("normalized_shape[d]", [](const Ctx& c) { return c.ints("normalized_shape").at(static_cast<size_t>(c.dim())); }));
+}
+
+// op(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, ...)
+Spec layer_norm_base(std::string op) {
+  return Spec(std::move(op))
+      .in(Tensor("input")
+            .dtype(In(kNormDtypes))
+            .rank(Scope(Ge(1))))  // implied by the rule on len(normalized_shape)
+      .in(Shape("normalized_shape").deps("input")
+            .length(Be(1, expr("input.rank", [](const Ctx& c) { return c.rank("input"); })))
+            .value(Eq("the trailing sizes of input", [](const Ctx& c) {
+              return c.size("input", c.rank("input") - c.length() + c.position());
+            })))
+      .in(normalized_tensor("weight"))
+      .in(normalized_tensor("bias"))
+      .in(Float("eps"));
+}
+
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
+Spec native_layer_norm() { return layer_norm_base("native_layer_norm.default"); }
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
+//            bool cudnn_enable=True) -> Tensor
+Spec layer_norm() { return layer_norm_base("layer_norm.default").in(Bool("cudnn_enable")); }
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
+//            bool cudnn_enabled=True) -> Tensor
+Spec group_norm() {
+  return Spec("group_norm.default")
+      .in(Tensor("input")
+            .dtype(In(kNormDtypes))
+            .rank(Ge(2)))
+      .in(Int("num_groups").deps("input"))
+      .in(channel_tensor("weight"))
+      .in(channel_tensor("bias"))
+      .in(Float("eps"))
+      .in(Bool("cudnn_enabled"))
+      .joint("num_groups >= 1", value("num_groups") >= 1)
+      .joint("input.size(1) % num_groups == 0", size("input", 1) % value("num_groups") == 0);
+}
+
+// The weight or bias of batch_norm. The kernel checks only its number of elements.
+ArgSpec batch_norm_affine(const char* name) {
+  static const auto numel_only = deviation("batch_norm.affine_numel_only",
+      "the kernel checks only that weight and bias have input.size(1) elements, not that they are 1-d",
+      "ops-fuzz sweep batch_norm.default --invalid --config contract --seed 0 --max 1000");
+  return TensorOpt(name).deps("input")
+      .dtype(input_dtype())
+      .rank(Unchecked(numel_only, Eq(1)))
+      .size(Eq("input.size(1)", [](const Ctx& c) { return c.size("input", 1); }));
+}
+
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+//            bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Spec batch_norm() {
+  return Spec("batch_norm.default")
+      .in(Tensor("input")
+            .dtype(In(kNormDtypes))
+            .rank(Ge(2))
+            // An empty input returns before any check: no rule could be broken with one.
+            .size(Scope(Ge(1))))
+      .in(batch_norm_affine("weight"))
+      .in(batch_norm_affine("bias"))
+      .in(channel_tensor("running_mean"))
+      .in(channel_tensor("running_var"))
+      .in(Bool("training"))
+      .in(Float("momentum"))
+      .in(Float("eps"))
+      .in(Bool("cudnn_enabled"))
+      .joint("training, or running_mean and running_var are given",
+             value("training") == 1 || (!is_none("running_mean") && !is_none("running_var")));
+}
+
 }  // namespace
 
 std::span<const SpecFn> norm_specs() {
-  static constexpr SpecFn table[] = {native_group_norm};
+  static constexpr SpecFn table[] = {native_group_norm, native_layer_norm, layer_norm, group_norm, batch_norm};
   return table;
 }
 
