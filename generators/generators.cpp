@@ -242,7 +242,7 @@ bool ArgumentTupleGenerator::next(Sample& out) {
   for (;;) {
     if (task_ == tasks_.size()) {
       empty_rounds_ = produced_this_round_ ? 0 : empty_rounds_ + 1;
-      if (empty_rounds_ == 3) return false;
+      if (empty_rounds_ >= 3) return false;  // and on every later call
       if (stats_.rounds++ == 0) first_round_ = produced_this_round_;
       task_ = 0, produced_this_round_ = 0;
     }

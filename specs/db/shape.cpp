@@ -127,13 +127,6 @@ ArgSpec dims_of_self(std::string name) {
       .value(unique_dim_of("self"));
 }
 
-// A dim of self where a zero-dim self has none (the kernel asks self for the size of the dim).
-Cond existing_dim_of_self() {
-  return Be("[-self.rank, self.rank)", [](const Ctx& c) {
-    return std::vector<double>{static_cast<double>(-c.rank("self")), static_cast<double>(c.rank("self") - 1)};
-  });
-}
-
 // self of a unique op, whose CPU kernels have no float16 path though they have a bfloat16 one.
 ArgSpec unique_self(const std::string& op) {
   auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
@@ -235,18 +228,6 @@ Spec resize_() {
       .joint_unchecked(beside_zero, "size[i] >= 0 (a size is 0)", implies(has_zero, non_negative));
 }
 
-// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
-Spec roll() {
-  return Spec("roll.default")
-      .in(Tensor("self"))
-      .in(LengthList("shifts"))
-      .in(DimList("dims").deps("self")
-            .value(existing_dim_of_self()))
-      .joint("dims is empty when self is zero-dim", implies(rank("self") == 0, length("dims") == 0))
-      .joint("len(shifts) == len(dims), or 1 when dims is empty",
-             ite(length("dims") == 0, length("shifts") == 1, length("shifts") == length("dims")));
-}
-
 // stack(Tensor[] tensors, int dim=0) -> Tensor
 Spec stack() {
   return Spec("stack.default")
@@ -266,22 +247,12 @@ Spec stack() {
             })));
 }
 
-// tril and triu(Tensor self, int diagonal=0) -> Tensor: any diagonal of a matrix or a batch of them.
-Spec triangle(std::string op) {
-  return Spec(std::move(op))
-      .in(Tensor("self")
-            .rank(Ge(2)))
-      .in(Int("diagonal"));
-}
-Spec tril() { return triangle("tril.default"); }
-Spec triu() { return triangle("triu.default"); }
-
 }  // namespace
 
 std::span<const SpecFn> shape_specs() {
   static constexpr SpecFn table[] = {cat, constant_pad_nd, pixel_shuffle, unfold_copy,
                                      unique2, unique_dim, unique_consecutive, flip, repeat,
-                                     resize_, roll, stack, tril, triu};
+                                     resize_, stack};
   return table;
 }
 

@@ -229,6 +229,14 @@ TEST(ArgumentTupleGenerator, RoundsContinuePastThePlan) {
   EXPECT_GE(gen.tuples_per_round(), 43u);  // at least FACTO's count for this op
 }
 
+// A stream that yields nothing (prod's rules cannot be broken alone within the limits) says so
+// on every call, and does not spin.
+TEST(ArgumentTupleGenerator, AnEmptyStreamStaysEmpty) {
+  ArgumentTupleGenerator gen(*find_spec("prod.default"), Config{}, 0, Validity::Invalid);
+  Sample s;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(gen.next(s));
+}
+
 TEST(ArgumentTupleGenerator, OutTensorsWhenAsked) {
   const Spec& spec = *find_spec("add.Tensor");
   ArgumentTupleGenerator gen(spec, Config{}, 0, Validity::Valid, true);

@@ -41,7 +41,7 @@ TEST(Check, EachOutcomeReadsAsItShould) {
   EXPECT_TRUE(has(run.out, "sum_past_the_last_dim  sum.dim_IntList  invalid: dim[i] in [-self.rank, self.rank)\n"))
       << run.out;
   EXPECT_TRUE(has(run.out, "a_module  torch.nn.ReLU  no spec (a module)\n")) << run.out;
-  EXPECT_TRUE(has(run.out, "no_spec_for_matmul  aten::matmul  no spec\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "no_spec_for_dot  aten::dot  no spec\n")) << run.out;
   EXPECT_TRUE(has(run.out, "does_not_bind  aten::add.Tensor  error: ")) << run.out;
   EXPECT_TRUE(has(run.out, "1 valid, 1 invalid, 0 undecided, 2 without a spec, 1 errors\n")) << run.out;
 }
