@@ -136,6 +136,19 @@ Spec baddbmm() { return add_product("baddbmm.default", "batch1", 3, "batch2", 3,
 // outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2, so every dtype, promoted.
 Spec outer() { return Spec("outer.default").in(Tensor("self").rank(Eq(1))).in(Tensor("vec2").rank(Eq(1))); }
 
+// For the sizes of a batched matrix operand: its batch dims (all but the last two) broadcast with
+// those of `arg`, aligned from the right.
+Cond batch_dims_broadcastable_with(std::string arg) {
+  return Gen("the batch dims broadcastable with " + arg + "'s", [arg](const Ctx& c) -> std::optional<GenSets> {
+    int64_t from_end = c.rank() - c.dim();
+    if (from_end <= 2 || from_end > c.rank(arg)) return std::nullopt;
+    int64_t fixed = c.size(arg, -from_end);
+    GenSets g;
+    for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
+    return g;
+  });
+}
+
 // matmul(Tensor self, Tensor other) -> Tensor: dot, mv, mm or a batched product by the ranks; a
 // 1-d other is a vector, and the batch dims (all but the last two) broadcast.
 Spec matmul() {
@@ -156,14 +169,7 @@ Spec matmul() {
               if (c.dim() == std::max<int64_t>(c.rank() - 2, 0)) return c.size("self", -1);
               return std::nullopt;
             }))
-            .size(Gen("the batch dims broadcastable with self's", [](const Ctx& c) -> std::optional<GenSets> {
-              int64_t from_end = c.rank() - c.dim();
-              if (from_end <= 2 || from_end > c.rank("self")) return std::nullopt;
-              int64_t fixed = c.size("self", -from_end);
-              GenSets g;
-              for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
-              return g;
-            })));
+            .size(batch_dims_broadcastable_with("self")));
 }
 
 ArgSpec distance_p() { return Float("p").value(Ge(0)); }
@@ -205,14 +211,7 @@ Spec cdist_forward() {
               if (c.dim() == c.rank() - 1) return c.size("x1", -1);
               return std::nullopt;
             }))
-            .size(Gen("the batch dims broadcastable with x1's", [](const Ctx& c) -> std::optional<GenSets> {
-              int64_t from_end = c.rank() - c.dim();
-              if (from_end <= 2 || from_end > c.rank("x1")) return std::nullopt;
-              int64_t fixed = c.size("x1", -from_end);
-              GenSets g;
-              for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
-              return g;
-            })))
+            .size(batch_dims_broadcastable_with("x1")))
       .in(distance_p())
       .in(IntOpt("compute_mode").value(Be(0, 2)));
 }
