@@ -111,13 +111,6 @@ Assignment assignment(const JointProblem& p, const std::vector<MetaArg>& metas) 
   return a;
 }
 
-// A tensor's elements as doubles (a complex one's real and imaginary parts).
-std::vector<double> elements(const at::Tensor& t) {
-  at::Tensor d = (t.is_complex() ? at::view_as_real(t) : t).to(at::kDouble).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
-}
-
 void add_once(std::vector<std::string>& list, std::string s) {
   if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(std::move(s));
 }
@@ -261,7 +254,7 @@ void Walk::check_elements(const at::Tensor& data, int64_t count) {
   for (const Constraint& c : arg_->constraints) {
     VariableSpace space(type);
     if (c.attribute != A::Value || !narrow(c, ctx, space)) continue;
-    if (!values) values = elements(data);
+    if (!values) values = tensor_elements(data);
     bool all_in = std::all_of(values->begin(), values->end(), [&](double v) { return space.contains(v); });
     if (!all_in) missed(c.label, c.role, c.deviation);
   }

@@ -23,6 +23,10 @@ class TensorGenerator {
   const TensorConfig& cfg_;
 };
 
+// A tensor's elements as doubles (a complex one's real and imaginary parts), to check them
+// against a value space.
+std::vector<double> tensor_elements(const at::Tensor& t);
+
 // MetaArg -> c10::IValue with the C++ type the schema expects.
 class ArgumentGenerator {
  public:
