@@ -217,18 +217,19 @@ bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const
   ctx.solving(a, element, count, partial, entry_);
   bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
   bool applied = false;
-  std::vector<std::string> labels;
   if (wants) {
-    space = attrs_.solve(arg, a, ctx, req_.negate, applied, &labels, req_.lenient);
+    space = attrs_.solve(arg, a, ctx, req_.negate, applied, nullptr, req_.lenient);
     bool here = element < 0 || element >= negate_at_ || element == count - 1;
     if (applied && here && !space.empty()) {
       negated_ = true;
       return true;
     }
-    labels.clear();
   }
-  space = attrs_.solve(arg, a, ctx, -1, applied, &labels, req_.lenient || negated_);
+  bool lenient = req_.lenient || negated_;
+  space = attrs_.solve(arg, a, ctx, -1, applied, nullptr, lenient);
   if (!space.empty()) return true;
+  std::vector<std::string> labels;  // only a dead end needs them: solved again to collect them
+  attrs_.solve(arg, a, ctx, -1, applied, &labels, lenient);
   dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
   return false;
 }
