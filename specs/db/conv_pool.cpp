@@ -106,25 +106,26 @@ ArgSpec conv_bias_per_channel(const std::string& op) {
   return std::move(conv_bias(op).size(Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); })));
 }
 
-// Where a convolution's input keeps its channels, and the conjunction of `rule(input size, kernel
-// size, i)` over its spatial dims i.
+// Where a convolution's input keeps its channels, and the conjunction of `rule(input dim, weight
+// dim, i)` over its spatial dims i. The rules build their own terms for each use, as convolution's
+// always did (a shared term compiles differently).
+using SpatialRule = std::function<Term(int64_t, int64_t, int64_t)>;
 struct ConvDims {
   std::string channels_text;
-  Term channels;
-  std::function<Term(const std::function<Term(Term, Term, int64_t)>&)> spatial;
+  int64_t channels;  // the dim of input
+  std::function<Term(const SpatialRule&)> spatial;
 };
 // convolution: (N, C, spatial...) of any rank.
 ConvDims leading_channels() {
-  return {"input.size(1)", size("input", 1), [](const std::function<Term(Term, Term, int64_t)>& rule) {
-            return all(dims("input", 2), [rule](int64_t d) { return rule(size("input", d), size("weight", d), d - 2); });
+  return {"input.size(1)", 1, [](const SpatialRule& rule) {
+            return all(dims("input", 2), [rule](int64_t d) { return rule(d, d, d - 2); });
           }};
 }
 // convNd: ([N,] C, n spatial dims), counted from the end.
 ConvDims trailing_channels(int64_t n) {
-  return {"input.size(" + std::to_string(-n - 1) + ")", size("input", -n - 1),
-          [n](const std::function<Term(Term, Term, int64_t)>& rule) {
-            Term every = rule(size("input", -n), size("weight", 2), 0);
-            for (int64_t i = 1; i < n; ++i) every = every && rule(size("input", i - n), size("weight", i + 2), i);
+  return {"input.size(" + std::to_string(-n - 1) + ")", -n - 1, [n](const SpatialRule& rule) {
+            Term every = rule(-n, 2, 0);
+            for (int64_t i = 1; i < n; ++i) every = every && rule(i - n, i + 2, i);
             return every;
           }};
 }
@@ -148,11 +149,12 @@ Spec& weight_in_groups(Spec& spec) {
 // dilated kernel dim fits the padded input.
 Spec& conv_rules(Spec& spec, const ConvDims& in) {
   const std::string& c = in.channels_text;
-  conv_common_rules(spec).joint(c + " % groups == 0", in.channels % value("groups") == 0);
+  conv_common_rules(spec).joint(c + " % groups == 0", size("input", in.channels) % value("groups") == 0);
   return weight_in_groups(spec)
-      .joint("weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == in.channels)
-      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](Term input, Term kernel, int64_t i) {
-        return kernel >= 1 && param("dilation", i) * (kernel - 1) + 1 <= input + 2 * param("padding", i);
+      .joint("weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == size("input", in.channels))
+      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](int64_t d, int64_t k, int64_t i) {
+        return size("weight", k) >= 1 &&
+               param("dilation", i) * (size("weight", k) - 1) + 1 <= size("input", d) + 2 * param("padding", i);
       }));
 }
 
@@ -161,18 +163,18 @@ Spec& conv_rules(Spec& spec, const ConvDims& in) {
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
   conv_common_rules(spec).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
   return weight_in_groups(spec)
-      .joint("weight.size(0) == " + in.channels_text, size("weight", 0) == in.channels)
+      .joint("weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels))
       .joint("weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1)
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
              implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")))
-      .joint("output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](Term, Term, int64_t i) {
+      .joint("output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
         return param("output_padding", i) < param("stride", i) || param("output_padding", i) < param("dilation", i);
       }))
-      .joint("each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](Term input, Term kernel, int64_t i) {
-        Term out = (input - 1) * param("stride", i) - 2 * param("padding", i) + param("dilation", i) * (kernel - 1) +
-                   param("output_padding", i) + 1;
-        return kernel >= 1 && out >= 1;
+      .joint("each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](int64_t d, int64_t k, int64_t i) {
+        Term out = (size("input", d) - 1) * param("stride", i) - 2 * param("padding", i) +
+                   param("dilation", i) * (size("weight", k) - 1) + param("output_padding", i) + 1;
+        return size("weight", k) >= 1 && out >= 1;
       }));
 }
 

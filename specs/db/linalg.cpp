@@ -502,13 +502,13 @@ struct EinsumRule {
   Breaker breaker;
 };
 const EinsumRule kEinsumRules[] = {
-    {"equation has one term per entry of tensors", wrong_term_count},
-    {"each term of equation has one subscript per dim of its tensor (at most that many with an ellipsis)", wrong_subscript_count},
-    {"a subscript repeated in one term of equation labels dims of one size", diagonal_mismatch},
-    {"the dims of tensors that one subscript of equation labels broadcast (equal sizes or 1)", broadcast_mismatch},
-    {"no subscript repeats in the output of equation", repeated_output},
-    {"each output subscript of equation appears in an input term", output_not_in_inputs},
-    {"the subscripts of equation are letters", not_a_letter},
+    {"has one term per entry of tensors", wrong_term_count},
+    {"has one subscript per dim of each entry of tensors in its term (at most that many with an ellipsis)", wrong_subscript_count},
+    {"repeats a subscript within a term only for dims of tensors of one size", diagonal_mismatch},
+    {"labels with one subscript only dims of tensors that broadcast (equal sizes or 1)", broadcast_mismatch},
+    {"repeats no subscript in its output", repeated_output},
+    {"has only output subscripts that appear in the terms of tensors", output_not_in_inputs},
+    {"has only letters for subscripts", not_a_letter},
 };
 constexpr size_t kEinsumRuleCount = std::size(kEinsumRules);
 
