@@ -91,19 +91,21 @@ ArgSpec conv_weight(Cond rank) {
       .rank(std::move(rank)));
 }
 
-// The bias of `op`: input's dtype (a mixed dtype is a deviation), 1-d.
-ArgSpec conv_bias(const std::string& op) {
-  auto bias_dtype = deviation(op.substr(0, op.find('.')) + ".bias_dtype_mix",
-      "a bias of another dtype than input is cast silently by the slow kernels (small inputs) and refused by "
-      "the others (\"Input type (CPUFloatType) and bias type (CPUDoubleType) should be the same\")",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
-  return std::move(TensorOpt("bias").deps("input", "weight")
-      .dtype(Unchecked(bias_dtype, Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); })))
-      .rank(Eq(1)));
+// Whether the kernels of an op compare the dtypes of bias and input on every path.
+enum class BiasDtype { Checked, CastBySlowKernels };
+// The bias of `op`: 1-d, of input's dtype; where some paths cast another dtype silently, a deviation.
+ArgSpec conv_bias(const std::string& op, BiasDtype checked) {
+  Cond dtype = Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); });
+  if (checked == BiasDtype::CastBySlowKernels)
+    dtype = Unchecked(deviation(op.substr(0, op.find('.')) + ".bias_dtype_mix",
+        "a bias of another dtype than input is cast silently by the slow kernels (small inputs) and refused by "
+        "the others (\"Input type (CPUFloatType) and bias type (CPUDoubleType) should be the same\")",
+        "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300"), std::move(dtype));
+  return std::move(TensorOpt("bias").deps("input", "weight").dtype(std::move(dtype)).rank(Eq(1)));
 }
 // Non-transposed: one bias entry per output channel.
-ArgSpec conv_bias_per_channel(const std::string& op) {
-  return std::move(conv_bias(op).size(Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); })));
+ArgSpec conv_bias_per_channel(const std::string& op, BiasDtype checked) {
+  return std::move(conv_bias(op, checked).size(Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); })));
 }
 
 // Where a convolution's input keeps its channels, and the conjunction of `rule(input dim, weight
@@ -184,7 +186,7 @@ Spec convolution() {
   Spec spec = Spec("convolution.default")
       .in(conv_input(Be(3, 5), 0, dilated_integral("convolution.default")))
       .in(conv_weight(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); })))
-      .in(conv_bias_per_channel("convolution.default"))
+      .in(conv_bias_per_channel("convolution.default", BiasDtype::CastBySlowKernels))
       .in(LengthList("stride").deps("input")
             .length(param_length("input")))
       .in(LengthList("padding").deps("input")
@@ -205,11 +207,11 @@ ArgSpec conv_param(const char* name, int64_t n) { return std::move(LengthList(na
 
 // convNd(Tensor input, Tensor weight, Tensor? bias=None, int[n] stride=1, int[n] padding=0,
 //        int[n] dilation=1, int groups=1) -> Tensor: input ([N,] C, n spatial dims).
-Spec conv_nd(const std::string& op, int64_t n) {
+Spec conv_nd(const std::string& op, int64_t n, BiasDtype bias_dtype) {
   Spec spec = Spec(op)
       .in(conv_input(Be(n + 1, n + 2), n, dilated_integral(op)))
       .in(conv_weight(Eq(n + 2)))
-      .in(conv_bias_per_channel(op))
+      .in(conv_bias_per_channel(op, bias_dtype))
       .in(conv_param("stride", n))
       .in(conv_param("padding", n))
       .in(conv_param("dilation", n))
@@ -218,9 +220,9 @@ Spec conv_nd(const std::string& op, int64_t n) {
 }
 
 // conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)
-Spec conv1d() { return conv_nd("conv1d.default", 1); }
+Spec conv1d() { return conv_nd("conv1d.default", 1, BiasDtype::CastBySlowKernels); }
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1)
-Spec conv2d() { return conv_nd("conv2d.default", 2); }
+Spec conv2d() { return conv_nd("conv2d.default", 2, BiasDtype::Checked); }
 
 // conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
 //                        int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
@@ -239,7 +241,7 @@ Spec conv_transpose2d() {
   Spec spec = Spec(op)
       .in(conv_input(Be(3, 4), 2, integral).dtype(Avoid(bfloat16, NotIn(std::vector{S::BFloat16}))))
       .in(conv_weight(Eq(4)).deps("output_padding"))
-      .in(conv_bias(op))
+      .in(conv_bias(op, BiasDtype::Checked))
       .in(conv_param("stride", 2))
       .in(conv_param("padding", 2))
       .in(conv_param("output_padding", 2))
