@@ -355,56 +355,78 @@ bool ellipses_broadcast(const std::vector<IntList>& shapes, const std::vector<in
   return true;
 }
 
-// Labels the dims of `shapes` at random: a subscript shared by dims that broadcast (a repeated
-// one within a term only by dims of one size), with few distinct sizes so that the product stays small.
+template <class T> void shuffle(std::vector<T>& v, Rng& rng) {
+  for (size_t i = 0; i + 1 < v.size(); ++i) std::swap(v[i], v[i + rng.index(v.size() - i)]);
+}
+
+// How many leading dims of each shape an ellipsis covers (all 0 unless `ellipsis`).
+std::vector<int64_t> ellipsis_cover(const std::vector<IntList>& shapes, bool ellipsis, Rng& rng) {
+  std::vector<int64_t> covered(shapes.size(), 0);
+  if (!ellipsis) return covered;
+  for (size_t i = 0; i < shapes.size(); ++i) covered[i] = rng.uniform_int(0, int64_t(shapes[i].size()));
+  if (!ellipses_broadcast(shapes, covered)) std::fill(covered.begin(), covered.end(), 0);
+  return covered;
+}
+
+// Draws subscripts: one shared by dims that broadcast (a repeated one within a term only by dims
+// of one size), and a new one only while the product of the subscripts' sizes stays small.
+struct Labeller {
+  std::vector<int64_t> size = std::vector<int64_t>(52, -1);  // per subscript, -1: unused
+  std::vector<int> letters;
+  size_t next = 0;
+
+  explicit Labeller(Rng& rng) : letters(52) {
+    std::iota(letters.begin(), letters.end(), 0);
+    shuffle(letters, rng);
+  }
+  int64_t product() const {
+    int64_t p = 1;
+    for (int64_t s : size) p *= std::max<int64_t>(s, 1);
+    return p;
+  }
+  // The subscript of dim d of `shape`, whose dims from `first` on have subscripts `term` so far.
+  int label(const std::vector<int>& term, const IntList& shape, int64_t first, int64_t d, Rng& rng) {
+    int64_t s = shape[size_t(d)];
+    std::vector<int> same_term, other;
+    for (int64_t e = first; e < d; ++e)
+      if (shape[size_t(e)] == s) same_term.push_back(term[term.size() - size_t(d - e)]);
+    for (int l = 0; l < 52; ++l) {
+      int64_t ls = size[size_t(l)];
+      if (ls >= 0 && std::find(term.begin(), term.end(), l) == term.end() && (ls == 1 || s == 1 || ls == s)) other.push_back(l);
+    }
+    int l;
+    if (!same_term.empty() && rng.chance(0.15)) l = same_term[rng.index(same_term.size())];
+    else if (!other.empty() && (rng.chance(0.5) || product() * std::max<int64_t>(s, 1) > 4096)) l = other[rng.index(other.size())];
+    else l = letters[next++];
+    if (size[size_t(l)] < 0 || (size[size_t(l)] == 1 && s != 1)) size[size_t(l)] = s;
+    return l;
+  }
+};
+
+// An explicit output (some used subscripts in any order, the ellipsis maybe) or none (implicit).
+std::optional<std::vector<int>> draw_output(const Equation& eq, bool ellipsis, Rng& rng) {
+  if (!rng.chance(0.6)) return std::nullopt;
+  auto used = eq.used();
+  shuffle(used, rng);
+  used.resize(rng.index(used.size() + 1));
+  if (ellipsis && rng.chance(0.5)) used.insert(used.begin() + int64_t(rng.index(used.size() + 1)), kEllipsis);
+  return used;
+}
+
+// A valid equation for tensors of `shapes`, drawn at random.
 Equation valid_equation(const std::vector<IntList>& shapes, Rng& rng) {
   Equation eq;
   eq.spaced = rng.chance(0.1);
-  std::vector<int64_t> covered(shapes.size(), 0);
   bool ellipsis = rng.chance(0.3);
-  if (ellipsis) {
-    for (size_t i = 0; i < shapes.size(); ++i) covered[i] = rng.uniform_int(0, int64_t(shapes[i].size()));
-    if (!ellipses_broadcast(shapes, covered)) std::fill(covered.begin(), covered.end(), 0);
-  }
-  std::vector<int64_t> label_size(52, -1);  // -1: unused
-  std::vector<int> letters(52);
-  std::iota(letters.begin(), letters.end(), 0);
-  for (size_t i = 0; i + 1 < letters.size(); ++i) std::swap(letters[i], letters[i + rng.index(letters.size() - i)]);
-  size_t next = 0;
-  auto product = [&] {
-    int64_t p = 1;
-    for (int64_t s : label_size) p *= std::max<int64_t>(s, 1);
-    return p;
-  };
+  std::vector<int64_t> covered = ellipsis_cover(shapes, ellipsis, rng);
+  Labeller labeller(rng);
   for (size_t i = 0; i < shapes.size(); ++i) {
     std::vector<int> term;
     if (ellipsis && (covered[i] > 0 || rng.chance(0.5))) term.push_back(kEllipsis);
-    for (int64_t d = covered[i]; d < int64_t(shapes[i].size()); ++d) {
-      int64_t s = shapes[i][size_t(d)];
-      std::vector<int> same_term, other;
-      for (int64_t e = covered[i]; e < d; ++e)
-        if (shapes[i][size_t(e)] == s) same_term.push_back(term[term.size() - size_t(d - e)]);
-      for (int l = 0; l < 52; ++l) {
-        bool here = std::find(term.begin(), term.end(), l) != term.end();
-        if (label_size[size_t(l)] >= 0 && !here && (label_size[size_t(l)] == 1 || s == 1 || label_size[size_t(l)] == s)) other.push_back(l);
-      }
-      int l;
-      if (!same_term.empty() && rng.chance(0.15)) l = same_term[rng.index(same_term.size())];
-      else if (!other.empty() && (rng.chance(0.5) || product() * std::max<int64_t>(s, 1) > 4096)) l = other[rng.index(other.size())];
-      else l = letters[next++];
-      if (label_size[size_t(l)] <= 1 && s != 1) label_size[size_t(l)] = s;
-      else if (label_size[size_t(l)] < 0) label_size[size_t(l)] = s;
-      term.push_back(l);
-    }
+    for (int64_t d = covered[i]; d < int64_t(shapes[i].size()); ++d) term.push_back(labeller.label(term, shapes[i], covered[i], d, rng));
     eq.terms.push_back(std::move(term));
   }
-  if (rng.chance(0.6)) {
-    auto used = eq.used();
-    for (size_t i = 0; i + 1 < used.size(); ++i) std::swap(used[i], used[i + rng.index(used.size() - i)]);
-    used.resize(rng.index(used.size() + 1));
-    if (ellipsis && rng.chance(0.5)) used.insert(used.begin() + int64_t(rng.index(used.size() + 1)), kEllipsis);
-    eq.output = std::move(used);
-  }
+  eq.output = draw_output(eq, ellipsis, rng);
   return eq;
 }
 
