@@ -1,7 +1,14 @@
 // Matrix products and distances: mm, bmm, addmm, addmv, baddbmm, outer, _pdist_forward,
-// _cdist_forward. The shared matrix-multiply rules (operands of one dtype, matching inner dims,
+// _cdist_forward, linear, einsum. The shared matrix-multiply rules (operands of one dtype, matching inner dims,
 // an added self broadcastable to the product, beta and alpha) are the `product` builder's.
 #include "specs/db/families.h"
+
+#include "argtypes/rng.h"
+
+#include <array>
+#include <numeric>
+#include <set>
+#include <tuple>
 
 namespace opsfuzz::db {
 using namespace dsl;
@@ -216,10 +223,413 @@ Spec cdist_forward() {
       .in(IntOpt("compute_mode").value(Be(0, 2)));
 }
 
+// The shape of linear's result: input's batch dims, then weight.size(0) for a 2-d weight.
+IntList linear_shape(const Ctx& c) {
+  IntList shape(c.shape("input").begin(), c.shape("input").end() - 1);
+  if (c.rank("weight") == 2) shape.push_back(c.size("weight", 0));
+  return shape;
+}
+
+// For the sizes of a tensor added in place to linear's result: broadcastable to it (each size
+// 1 or the result's at that dim, aligned from the right).
+Cond broadcastable_to_result() {
+  return Gen("broadcastable to the shape of input @ weight.T", [](const Ctx& c) -> std::optional<GenSets> {
+    IntList shape = linear_shape(c);
+    int64_t at = int64_t(shape.size()) - (c.rank() - c.dim());
+    if (at < 0) return std::nullopt;
+    int64_t fixed = shape[size_t(at)];
+    GenSets g;
+    for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 ? g.valid : g.invalid).push_back(v);
+    return g;
+  });
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor: input @ weight.T + bias for
+// input [..., in], weight [out, in] or [in], bias broadcastable to the result.
+Spec linear() {
+  const std::string op = "linear.default";
+  auto fused = [](const Ctx& c) { return c.rank("input") == 2 || c.rank("input") == 3; };
+  auto vector_weight = deviation("linear.vector_weight_with_bias",
+      "with a bias, a 2-d input (or a contiguous 3-d one) takes the fused addmm path, which refuses a 1-d weight "
+      "(\"mat2 must be a matrix, got 1-D tensor\") that the matmul path takes",
+      "ops-fuzz sweep linear.default --config contract --seed 0 --max 300");
+  auto flattened = deviation("linear.flattened_3d_bias",
+      "a contiguous 3-d input with a bias is flattened to (N * L, in) for addmm, which refuses a 2-d bias that "
+      "broadcasts to the (N, L, out) result but not to (N * L, out) (\"The expanded size of the tensor ...\")",
+      "ops-fuzz sweep linear.default --config contract --seed 0 --max 300");
+  auto bias_dtype = deviation("linear.bias_dtype",
+      "a bias of another dtype than input is refused by the fused addmm path (2-d input, \"self and mat2 must have "
+      "the same dtype\") but added in place by the others, cast silently",
+      "ops-fuzz sweep linear.default --invalid --config contract --seed 0 --max 300");
+  auto empty_input = deviation("linear.empty_input_dtypes",
+      "an empty input is multiplied by a weight of another dtype without comparing them (matmul returns early), "
+      "unless a 1-d weight or a bias makes the kernel compare them",
+      "ops-fuzz sweep linear.default --invalid --config contract,empty --seed 0 --max 300");
+  return Spec(op)
+      .in(first_operand(op, "input", 0))
+      .in(Tensor("weight").deps("input")
+            .dtype(Eq("input.dtype (input not empty)", [](const Ctx& c) -> std::optional<S> {
+              if (c.numel("input") == 0) return std::nullopt;
+              return c.dtype("input");
+            }))
+            .dtype(Unchecked(empty_input, Eq("input.dtype (input empty)", [](const Ctx& c) -> std::optional<S> {
+              if (c.numel("input") != 0) return std::nullopt;
+              return c.dtype("input");
+            })))
+            .rank(Be(1, 2))
+            .size(Eq("input.size(-1) at the last dim", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.dim() == c.rank() - 1) return c.size("input", -1);
+              return std::nullopt;
+            }))
+            .size(Scope(Ge("1 at dim 0 of a 2-d weight when its dtype differs from input's or is bool", [](const Ctx& c) {
+              bool refused = c.tensor().dtype != c.dtype("input") || c.tensor().dtype == S::Bool;
+              return refused && c.rank() == 2 && c.dim() == 0 ? 1 : 0;
+            }))))
+      .in(TensorOpt("bias").deps("input", "weight")
+            .optional(Avoid(vector_weight, Named("bias is None when weight is 1-d and input is 2-d or 3-d",
+                                                 Eq("True then", [=](const Ctx& c) -> std::optional<bool> {
+              if (c.rank("weight") == 1 && fused(c)) return true;
+              return std::nullopt;
+            }))))
+            .dtype(Unchecked(bias_dtype, Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); })))
+            .rank(Le("the rank of input @ weight.T", [](const Ctx& c) { return int64_t(linear_shape(c).size()); }))
+            .rank(Avoid(flattened, Le("1 when input is 3-d", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.rank("input") == 3) return 1;
+              return std::nullopt;
+            })))
+            .size(broadcastable_to_result()));
+}
+
+// ---- einsum ------------------------------------------------------------------------------
+// The equation is drawn from the tensors' shapes: a valid one labels each dim of each tensor,
+// and each rule has its own equations breaking it alone (one Gen per rule: the valid
+// candidates of a rule are those that keep it).
+
+constexpr int kEllipsis = -1;
+char letter(int i) { return static_cast<char>(i < 26 ? 'a' + i : 'A' + i - 26); }
+
+// A term of subscripts per tensor (letters 0..51, kEllipsis) and the output (none: implicit).
+struct Equation {
+  std::vector<std::vector<int>> terms;
+  std::optional<std::vector<int>> output;
+  bool spaced = false;  // ", " between terms
+
+  std::string text() const {
+    auto term = [](const std::vector<int>& t) {
+      std::string s;
+      for (int l : t) s += l == kEllipsis ? std::string("...") : std::string(1, letter(l));
+      return s;
+    };
+    std::string s;
+    for (size_t i = 0; i < terms.size(); ++i) s += (i ? (spaced ? ", " : ",") : "") + term(terms[i]);
+    return output ? s + "->" + term(*output) : s;
+  }
+  bool has_ellipsis(size_t i) const { return !terms[i].empty() && terms[i][0] == kEllipsis; }
+  // The position in terms[i] of the subscript of dim d (labelled dims only).
+  size_t at(size_t i, int64_t d, int64_t rank) const { return size_t(int64_t(terms[i].size()) - (rank - d)); }
+  std::vector<int> used() const {
+    std::vector<int> u;
+    for (const auto& t : terms)
+      for (int l : t)
+        if (l != kEllipsis && std::find(u.begin(), u.end(), l) == u.end()) u.push_back(l);
+    return u;
+  }
+  int fresh() const {
+    auto u = used();
+    for (int l = 0;; ++l)
+      if (std::find(u.begin(), u.end(), l) == u.end() && (!output || std::find(output->begin(), output->end(), l) == output->end())) return l;
+  }
+};
+
+// Whether the leading `covered[i]` dims of each shape broadcast, aligned from the right.
+bool ellipses_broadcast(const std::vector<IntList>& shapes, const std::vector<int64_t>& covered) {
+  for (int64_t p = 0; p < 8; ++p) {
+    int64_t seen = 1;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      if (covered[i] <= p) continue;
+      int64_t s = shapes[i][size_t(covered[i] - 1 - p)];
+      if (s != 1 && seen != 1 && s != seen) return false;
+      if (s != 1) seen = s;
+    }
+  }
+  return true;
+}
+
+template <class T> void shuffle(std::vector<T>& v, Rng& rng) {
+  for (size_t i = 0; i + 1 < v.size(); ++i) std::swap(v[i], v[i + rng.index(v.size() - i)]);
+}
+
+// How many leading dims of each shape an ellipsis covers (all 0 unless `ellipsis`).
+std::vector<int64_t> ellipsis_cover(const std::vector<IntList>& shapes, bool ellipsis, Rng& rng) {
+  std::vector<int64_t> covered(shapes.size(), 0);
+  if (!ellipsis) return covered;
+  for (size_t i = 0; i < shapes.size(); ++i) covered[i] = rng.uniform_int(0, int64_t(shapes[i].size()));
+  if (!ellipses_broadcast(shapes, covered)) std::fill(covered.begin(), covered.end(), 0);
+  return covered;
+}
+
+// Draws subscripts: one shared by dims that broadcast (a repeated one within a term only by dims
+// of one size), and a new one only while the product of the subscripts' sizes stays small.
+struct Labeller {
+  std::vector<int64_t> size = std::vector<int64_t>(52, -1);  // per subscript, -1: unused
+  std::vector<int> letters;
+  size_t next = 0;
+
+  explicit Labeller(Rng& rng) : letters(52) {
+    std::iota(letters.begin(), letters.end(), 0);
+    shuffle(letters, rng);
+  }
+  int64_t product() const {
+    int64_t p = 1;
+    for (int64_t s : size) p *= std::max<int64_t>(s, 1);
+    return p;
+  }
+  // The subscript of dim d of `shape`, whose dims from `first` on have subscripts `term` so far.
+  int label(const std::vector<int>& term, const IntList& shape, int64_t first, int64_t d, Rng& rng) {
+    int64_t s = shape[size_t(d)];
+    std::vector<int> same_term, other;
+    for (int64_t e = first; e < d; ++e)
+      if (shape[size_t(e)] == s) same_term.push_back(term[term.size() - size_t(d - e)]);
+    for (int l = 0; l < 52; ++l) {
+      int64_t ls = size[size_t(l)];
+      if (ls >= 0 && std::find(term.begin(), term.end(), l) == term.end() && (ls == 1 || s == 1 || ls == s)) other.push_back(l);
+    }
+    int l;
+    if (!same_term.empty() && rng.chance(0.15)) l = same_term[rng.index(same_term.size())];
+    else if (!other.empty() && (rng.chance(0.5) || product() * std::max<int64_t>(s, 1) > 4096)) l = other[rng.index(other.size())];
+    else l = letters[next++];
+    if (size[size_t(l)] < 0 || (size[size_t(l)] == 1 && s != 1)) size[size_t(l)] = s;
+    return l;
+  }
+};
+
+// An explicit output (some used subscripts in any order, the ellipsis maybe) or none (implicit).
+std::optional<std::vector<int>> draw_output(const Equation& eq, bool ellipsis, Rng& rng) {
+  if (!rng.chance(0.6)) return std::nullopt;
+  auto used = eq.used();
+  shuffle(used, rng);
+  used.resize(rng.index(used.size() + 1));
+  if (ellipsis && rng.chance(0.5)) used.insert(used.begin() + int64_t(rng.index(used.size() + 1)), kEllipsis);
+  return used;
+}
+
+// A valid equation for tensors of `shapes`, drawn at random.
+Equation valid_equation(const std::vector<IntList>& shapes, Rng& rng) {
+  Equation eq;
+  eq.spaced = rng.chance(0.1);
+  bool ellipsis = rng.chance(0.3);
+  std::vector<int64_t> covered = ellipsis_cover(shapes, ellipsis, rng);
+  Labeller labeller(rng);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<int> term;
+    if (ellipsis && (covered[i] > 0 || rng.chance(0.5))) term.push_back(kEllipsis);
+    for (int64_t d = covered[i]; d < int64_t(shapes[i].size()); ++d) term.push_back(labeller.label(term, shapes[i], covered[i], d, rng));
+    eq.terms.push_back(std::move(term));
+  }
+  eq.output = draw_output(eq, ellipsis, rng);
+  return eq;
+}
+
+// The dims labelled by terms[i]: its last ones.
+int64_t first_labelled(const Equation& eq, size_t i, int64_t rank) {
+  return rank - (int64_t(eq.terms[i].size()) - (eq.has_ellipsis(i) ? 1 : 0));
+}
+
+// Each breaks one rule of `eq` (nullopt where the shapes leave no way to).
+using Breaker = std::optional<std::string> (*)(Equation, const std::vector<IntList>&, Rng&);
+
+std::optional<std::string> wrong_term_count(Equation eq, const std::vector<IntList>&, Rng& rng) {
+  if (eq.terms.size() >= 2 && rng.chance(0.5)) eq.terms.pop_back();
+  else eq.terms.push_back(eq.terms.back());
+  return eq.text();
+}
+
+std::optional<std::string> wrong_subscript_count(Equation eq, const std::vector<IntList>& shapes, Rng& rng) {
+  size_t i = rng.index(shapes.size());
+  auto& term = eq.terms[i];
+  if (eq.has_ellipsis(i)) {
+    while (int64_t(term.size()) - 1 <= int64_t(shapes[i].size())) term.push_back(eq.fresh());
+  } else if (!term.empty() && rng.chance(0.5)) {
+    term.pop_back();
+  } else {
+    term.push_back(eq.fresh());
+  }
+  return eq.text();
+}
+
+// A subscript repeated in a term for two dims of different sizes.
+std::optional<std::string> diagonal_mismatch(Equation eq, const std::vector<IntList>& shapes, Rng& rng) {
+  std::vector<std::tuple<size_t, size_t, size_t>> pairs;  // term, position labelled again, its new label's position
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    int64_t rank = int64_t(shapes[i].size()), first = first_labelled(eq, i, rank);
+    for (int64_t d = first; d < rank; ++d)
+      for (int64_t e = d + 1; e < rank; ++e)
+        if (shapes[i][size_t(d)] != shapes[i][size_t(e)]) pairs.emplace_back(i, eq.at(i, e, rank), eq.at(i, d, rank));
+  }
+  if (pairs.empty()) return std::nullopt;
+  auto [i, e, d] = pairs[rng.index(pairs.size())];
+  eq.terms[i][e] = eq.terms[i][d];
+  return eq.text();
+}
+
+// A subscript shared by dims of two tensors whose sizes differ and are not 1.
+std::optional<std::string> broadcast_mismatch(Equation eq, const std::vector<IntList>& shapes, Rng& rng) {
+  std::vector<std::tuple<size_t, size_t, int>> pairs;  // term, position, the label it takes
+  for (size_t i = 0; i < shapes.size(); ++i)
+    for (size_t j = i + 1; j < shapes.size(); ++j) {
+      int64_t ri = int64_t(shapes[i].size()), rj = int64_t(shapes[j].size());
+      for (int64_t d = first_labelled(eq, i, ri); d < ri; ++d)
+        for (int64_t e = first_labelled(eq, j, rj); e < rj; ++e) {
+          int64_t a = shapes[i][size_t(d)], b = shapes[j][size_t(e)];
+          int l = eq.terms[i][eq.at(i, d, ri)];
+          bool in_j = std::find(eq.terms[j].begin(), eq.terms[j].end(), l) != eq.terms[j].end();
+          if (a != 1 && b != 1 && a != b && !in_j) pairs.emplace_back(j, eq.at(j, e, rj), l);
+        }
+    }
+  if (pairs.empty()) return std::nullopt;
+  auto [j, e, l] = pairs[rng.index(pairs.size())];
+  eq.terms[j][e] = l;
+  return eq.text();
+}
+
+std::optional<std::string> repeated_output(Equation eq, const std::vector<IntList>&, Rng& rng) {
+  auto used = eq.used();
+  if (used.empty()) return std::nullopt;
+  if (!eq.output || std::count_if(eq.output->begin(), eq.output->end(), [](int l) { return l != kEllipsis; }) == 0)
+    eq.output = std::vector<int>{used[rng.index(used.size())]};
+  for (int l : *eq.output)
+    if (l != kEllipsis) { eq.output->push_back(l); break; }
+  return eq.text();
+}
+
+std::optional<std::string> output_not_in_inputs(Equation eq, const std::vector<IntList>&, Rng&) {
+  int l = eq.fresh();
+  if (!eq.output) eq.output = std::vector<int>{};
+  eq.output->push_back(l);
+  return eq.text();
+}
+
+std::optional<std::string> not_a_letter(Equation eq, const std::vector<IntList>&, Rng& rng) {
+  std::string s = eq.text();
+  std::vector<size_t> at;
+  for (size_t k = 0; k < s.size(); ++k)
+    if (std::isalpha(static_cast<unsigned char>(s[k]))) at.push_back(k);
+  if (at.empty()) return "1" + s;
+  s[at[rng.index(at.size())]] = "0123456789_"[rng.index(11)];
+  return s;
+}
+
+struct EinsumRule {
+  const char* text;
+  Breaker breaker;
+};
+const EinsumRule kEinsumRules[] = {
+    {"has one term per entry of tensors", wrong_term_count},
+    {"has one subscript per dim of each entry of tensors in its term (at most that many with an ellipsis)", wrong_subscript_count},
+    {"repeats a subscript within a term only for dims of tensors of one size", diagonal_mismatch},
+    {"labels with one subscript only dims of tensors that broadcast (equal sizes or 1)", broadcast_mismatch},
+    {"repeats no subscript in its output", repeated_output},
+    {"has only output subscripts that appear in the terms of tensors", output_not_in_inputs},
+    {"has only letters for subscripts", not_a_letter},
+};
+constexpr size_t kEinsumRuleCount = std::size(kEinsumRules);
+
+// The candidate equations for the tensors' shapes: valid ones, and for each rule some breaking it alone.
+struct EquationPool {
+  std::vector<std::string> valid;
+  std::array<std::vector<std::string>, kEinsumRuleCount> broken;
+};
+EquationPool equation_pool(const Ctx& c) {
+  std::vector<IntList> shapes;
+  uint64_t seed = 0x5eed;
+  for (const auto& t : c.meta("tensors").tensors) {
+    shapes.push_back(t.shape);
+    seed = derive_seed(seed, t.shape.size());
+    for (int64_t s : t.shape) seed = derive_seed(seed, uint64_t(s));
+  }
+  Rng rng(seed);
+  EquationPool pool;
+  if (shapes.empty()) return {{"", "i"}, {}};  // no tensor: every equation is refused
+  std::set<std::string> seen;
+  for (int k = 0; k < 16 && pool.valid.size() < 8; ++k) {
+    Equation eq = valid_equation(shapes, rng);
+    if (seen.insert(eq.text()).second) pool.valid.push_back(eq.text());
+    for (size_t r = 0; r < kEinsumRuleCount; ++r)
+      if (pool.broken[r].size() < 2)
+        if (auto bad = kEinsumRules[r].breaker(eq, shapes, rng); bad && seen.insert(*bad).second) pool.broken[r].push_back(*bad);
+  }
+  return pool;
+}
+
+Cond einsum_rule(size_t r) {
+  return Gen(kEinsumRules[r].text, [r](const Ctx& c) {
+    EquationPool pool = equation_pool(c);
+    GenSets g;
+    for (const auto& e : pool.valid) g.valid.emplace_back(e);
+    for (size_t k = 0; k < kEinsumRuleCount; ++k)
+      for (const auto& e : pool.broken[k]) (k == r ? g.invalid : g.valid).emplace_back(e);
+    return g;
+  });
+}
+
+// einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+// path is a contraction order (opt_einsum's): pairs of indices into the operands left, each
+// pair replaced by its product at the end.
+Spec einsum() {
+  const std::string op = "einsum.default";
+  auto bmm_dtypes = deviation("einsum.bool_float16_products",
+      "two tensors or more are contracted through bmm, whose CPU kernel has no bool and float16 path (\"bmm\" not "
+      "implemented for 'Bool'); one tensor is summed and takes them",
+      "ops-fuzz sweep einsum.default --config contract,half --seed 0 --max 300");
+  auto summed_integral = deviation("einsum.summed_integral_products",
+      "with two tensors or more, a uint8, int8, int16 or int32 tensor whose own dims are summed before the product "
+      "turns int64 (sum promotes them) and bmm then refuses the mix (\"expected scalar type Int but found Long\")",
+      "ops-fuzz sweep einsum.default --config contract --seed 0 --max 300");
+  auto one_path = deviation("einsum.path_of_one_tensor",
+      "with one tensor, only the length of path is checked: any index is taken where opt_einsum's path holds 0",
+      "ops-fuzz sweep einsum.default --invalid --config contract --seed 0 --max 300");
+  ArgSpec equation = String("equation").deps("tensors");
+  for (size_t r = 0; r < kEinsumRuleCount; ++r) equation.value(einsum_rule(r));
+  auto count = [](const Ctx& c) { return c.length("tensors"); };
+  return Spec(op)
+      .in(std::move(equation))
+      .in(TensorList("tensors")
+            .length(Ge(1))
+            .length(Scope(Le(4)))  // bounds the work of a sample
+            .rank(Scope(Le(4)))
+            // Products promote mixed dtypes and contractions refuse them; the documentation says neither.
+            .dtype(Scope(Eq("tensors[0].dtype", [](const Ctx& c) -> std::optional<S> {
+              if (c.entry() <= 0) return std::nullopt;
+              return c.self().tensors.at(0).dtype;
+            })))
+            .dtype(Avoid(bmm_dtypes, NotIn("{bool, float16} for two tensors or more", [](const Ctx& c) {
+              return c.self().tensors.size() >= 2 ? std::vector{S::Bool, S::Half} : std::vector<S>{};
+            })))
+            .dtype(Avoid(summed_integral, NotIn("{uint8, int8, int16, int32} for two tensors or more", [](const Ctx& c) {
+              return c.self().tensors.size() >= 2 ? std::vector{S::Byte, S::Char, S::Short, S::Int} : std::vector<S>{};
+            }))))
+      .kw(DimListOpt("path").deps("tensors")
+            .length(Eq("1 for one tensor, 2 * (len(tensors) - 1) otherwise", [=](const Ctx& c) {
+              return count(c) == 1 ? int64_t{1} : 2 * (count(c) - 1);
+            }))
+            .value(Be("[0, len(tensors) - 1 - i // 2] for entry i", [=](const Ctx& c) -> std::optional<std::vector<double>> {
+              if (count(c) == 1) return std::nullopt;
+              return std::vector<double>{0, double(count(c) - 1 - c.position() / 2)};
+            }))
+            .value(Ne("path[i - 1] for odd i (an operand is not contracted with itself)", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.position() % 2 == 0) return std::nullopt;
+              return c.solved().at(size_t(c.position() - 1));
+            }))
+            .value(Unchecked(one_path, Eq("0 for one tensor", [=](const Ctx& c) -> std::optional<int64_t> {
+              if (count(c) != 1) return std::nullopt;
+              return 0;
+            }))));
+}
+
 }  // namespace
 
 std::span<const SpecFn> linalg_specs() {
-  static constexpr SpecFn table[] = {mm, bmm, addmm, addmv, baddbmm, outer, matmul, pdist_forward, cdist_forward};
+  static constexpr SpecFn table[] = {mm, bmm, addmm, addmv, baddbmm, outer, matmul, pdist_forward, cdist_forward, linear, einsum};
   return table;
 }
 
