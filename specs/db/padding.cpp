@@ -174,10 +174,9 @@ std::optional<Kernel> mode_kernel(const std::string& mode, int64_t n) {
   return std::nullopt;
 }
 bool takes(const std::string& mode, int64_t n, S t, int64_t r, bool empty_dim0) {
-  if (r != n + 1 && r != n + 2) return false;
-  if (mode == "circular") return true;
-  Kernel k = *mode_kernel(mode, n);
-  return k.takes(t) && (!empty_dim0 || k.may_be_empty(0, r));
+  auto k = mode_kernel(mode, n);
+  if (!k || (r != n + 1 && r != n + 2)) return false;
+  return mode == "circular" || (k->takes(t) && (!empty_dim0 || k->may_be_empty(0, r)));
 }
 // The pad lengths 2n of the kernels of a non-constant mode that take self.
 IntList kernel_lengths(const std::string& mode, S t, int64_t r, bool empty_dim0) {
@@ -191,6 +190,7 @@ std::optional<IntList> unless_empty(IntList l) {
   if (l.empty()) return std::nullopt;
   return l;
 }
+bool reflect_or_replicate(const Ctx& c) { return mode_of(c) == "reflect" || mode_of(c) == "replicate"; }
 // The kernel of a non-constant mode for the pad list being solved.
 std::optional<Kernel> pad_kernel(const Ctx& c) { return mode_kernel(mode_of(c), c.length() / 2); }
 
@@ -230,9 +230,8 @@ ArgSpec pad_self(const DeviationRef& unbatched) {
   return Tensor("self").deps("mode")
       .dtype(In("float32 or float64 when mode is reflect or replicate (or float16, bfloat16 for reflect in 3d)",
                 [](const Ctx& c) -> std::optional<std::vector<S>> {
-                  auto mode = mode_of(c);
-                  if (mode == "constant" || mode == "circular") return std::nullopt;
-                  return mode_kernel(mode, 3)->dtypes();
+                  if (!reflect_or_replicate(c)) return std::nullopt;
+                  return mode_kernel(mode_of(c), 3)->dtypes();
                 }))
       .rank(In("n + 1 or n + 2 for a kernel of n dims in [1, 3] of the mode that takes self.dtype (mode is not constant)",
                [](const Ctx& c) -> std::optional<IntList> {
@@ -248,9 +247,8 @@ ArgSpec pad_self(const DeviationRef& unbatched) {
       })))
       .size(Ge("1 except for dim 0 where a kernel of the mode takes it empty (mode is reflect or replicate)",
                [](const Ctx& c) -> std::optional<int64_t> {
-                 auto mode = mode_of(c);
-                 if (mode == "constant" || mode == "circular") return std::nullopt;
-                 return c.dim() == 0 && !kernel_lengths(mode, c.tensor().dtype, c.rank(), true).empty() ? 0 : 1;
+                 if (!reflect_or_replicate(c)) return std::nullopt;
+                 return c.dim() == 0 && !kernel_lengths(mode_of(c), c.tensor().dtype, c.rank(), true).empty() ? 0 : 1;
                }));
 }
 
