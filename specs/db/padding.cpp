@@ -161,22 +161,19 @@ Spec replication_pad3d() { return replication("replication_pad3d.default", 3); }
 std::string mode_of(const Ctx& c) { return std::get<std::string>(c.meta("mode").value); }
 bool constant_mode(const Ctx& c) { return mode_of(c) == "constant"; }
 
-// circular padding (_pad_circular) takes every dtype and empty dims; each pad wraps around its dim
-// at most once (checked in the kernel), around what cropping by negative pads leaves (not checked).
-Kernel circular_kernel(int64_t n) { return {n, -1, true, true, true}; }
-
-// The kernel of n dims that mode `mode` calls, and whether it takes a self of dtype `t`, rank `r`
-// with or without an empty dim 0.
+// The reflection or replication kernel of n dims that mode `mode` calls.
 std::optional<Kernel> mode_kernel(const std::string& mode, int64_t n) {
   if (mode == "reflect") return reflection_kernel(n);
   if (mode == "replicate") return replication_kernel(n);
-  if (mode == "circular") return circular_kernel(n);
   return std::nullopt;
 }
+// Whether the kernel of n dims of mode `mode` takes a self of dtype `t`, rank `r`, with or without
+// an empty dim 0. Circular padding (_pad_circular) takes every dtype and empty dims.
 bool takes(const std::string& mode, int64_t n, S t, int64_t r, bool empty_dim0) {
+  if (r != n + 1 && r != n + 2) return false;
+  if (mode == "circular") return true;
   auto k = mode_kernel(mode, n);
-  if (!k || (r != n + 1 && r != n + 2)) return false;
-  return mode == "circular" || (k->takes(t) && (!empty_dim0 || k->may_be_empty(0, r)));
+  return k && k->takes(t) && (!empty_dim0 || k->may_be_empty(0, r));
 }
 // The pad lengths 2n of the kernels of a non-constant mode that take self.
 IntList kernel_lengths(const std::string& mode, S t, int64_t r, bool empty_dim0) {
@@ -191,7 +188,7 @@ std::optional<IntList> unless_empty(IntList l) {
   return l;
 }
 bool reflect_or_replicate(const Ctx& c) { return mode_of(c) == "reflect" || mode_of(c) == "replicate"; }
-// The kernel of a non-constant mode for the pad list being solved.
+// The reflection or replication kernel for the pad list being solved.
 std::optional<Kernel> pad_kernel(const Ctx& c) { return mode_kernel(mode_of(c), c.length() / 2); }
 
 // Circular pads, by pairs: each pair keeps the padded size >= 0, crops at most the dim, and each
@@ -201,10 +198,10 @@ std::optional<Kernel> pad_kernel(const Ctx& c) { return mode_kernel(mode_of(c), 
 struct CircularPair {
   int64_t size, a, b;
   int64_t core() const { return size + std::min<int64_t>(a, 0) + std::min<int64_t>(b, 0); }
-  bool valid() const {
-    return a >= -size && b >= -size && size + a + b >= 0 && core() >= 0 && a <= core() && b <= core();
-  }
-  bool accepted() const { return core() == 0 && a <= size && b <= size && size + a + b >= 0 && a >= -size && b >= -size; }
+  // What the kernel refuses to go past: pads within [-size, size], a padded size >= 0.
+  bool checked() const { return a >= -size && b >= -size && a <= size && b <= size && size + a + b >= 0; }
+  bool valid() const { return checked() && core() >= 0 && a <= core() && b <= core(); }
+  bool accepted() const { return checked() && core() == 0; }
 };
 // Candidates for circular pad i: `unchecked` tells the pairs the kernel takes though they break the
 // rule (valid: the rule; invalid: those pairs) from the others.
@@ -256,7 +253,7 @@ ArgSpec pad_list(const DeviationRef& unbatched, const DeviationRef& one_positive
   auto n_is = [](bool one) {
     return [one](const Ctx& c) -> std::optional<Kernel> {
       auto k = pad_kernel(c);
-      if (!k || mode_of(c) == "circular" || (k->n == 1) != one) return std::nullopt;
+      if (!k || (k->n == 1) != one) return std::nullopt;
       return k;
     };
   };
