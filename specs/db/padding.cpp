@@ -120,11 +120,11 @@ DeviationRef unchecked_length(const std::string& op) {
       "(SIGSEGV or garbage pads), a longer one is taken",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 200");
 }
-DeviationRef one_positive_size(const std::string& op) {
+DeviationRef one_positive_size(const std::string& op, int max = 200) {
   return deviation(op.substr(0, op.find('.')) + ".one_padded_size_checked",
       "the kernel checks that one padded size is positive (output_w >= 1 || output_h >= 1 ...), not each: "
       "a padded size of 0 beside a positive one returns an empty result",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 200");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max " + std::to_string(max));
 }
 
 // op(Tensor self, int[2n] padding) -> Tensor for the kernel `k`, whose pads follow `padding`.
@@ -296,7 +296,7 @@ Spec pad() {
       "ops-fuzz sweep pad.default --invalid --config contract --seed 0 --max 300");
   return Spec("pad.default")
       .in(pad_self(unbatched))
-      .in(pad_list(unbatched, one_positive_size("pad.default"), wraps_nothing))
+      .in(pad_list(unbatched, one_positive_size("pad.default", 500), wraps_nothing))
       .in(String("mode")
             .value(In(std::vector<std::string>{"constant", "reflect", "replicate", "circular"})))
       .in(FloatOpt("value").deps("mode", "self", "pad")
