@@ -31,6 +31,14 @@ std::span<const KnownCrash> known_crashes() {
       {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
        "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
        "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
+      {"_fft_r2c.default", "_fft_r2c.dim_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000",
+       "a dim out of [0, self.rank) is used to read self's sizes and to write the result's size before it is "
+       "checked: -2 overwrites the size vector's data pointer, a large dim reads far outside the sizes"},
+      {"_fft_r2c.default", "_fft_r2c.dim_unchecked", "Aborted",
+       "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000",
+       "a rank-6 self (its sizes held outside the tensor) with dim[-1] == -1, onesided: the size read before them "
+       "and written before the result's size vector corrupt the heap, met as free(): invalid size"},
   };
   return table;
 }

@@ -50,43 +50,6 @@ Spec cat() {
             }))));
 }
 
-// constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
-Spec constant_pad_nd() {
-  return Spec("constant_pad_nd.default")
-      .in(Tensor("self"))
-      .in(LengthList("pad").deps("self")
-            .length(In("{0, 2, ..., 2 * self.rank}", [](const Ctx& c) {
-              IntList ok;
-              for (int64_t n = 0; n <= 2 * c.rank("self"); n += 2) ok.push_back(n);
-              return ok;
-            }))
-            .value(Gen("keeps the padded size of its dim positive", [](const Ctx& c) {
-              // The kernel narrows by the first pad of a pair, then by the second; the padded
-              // size must be positive. Between "valid" and "invalid" lie sizes of 0, which the
-              // kernel takes only when no pad is positive: they are left out of both.
-              int64_t i = c.position();
-              int64_t size = c.size("self", c.rank("self") - 1 - i / 2);
-              int64_t lo = -size, broken = -size;  // narrowing may start at the end
-              if (i % 2) {
-                int64_t first = c.solved()[static_cast<size_t>(i - 1)];
-                lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
-                broken = -size - std::min<int64_t>(first, 0);  // narrows to a negative length
-              }
-              GenSets g;
-              for (int64_t v = -9; v <= 9; ++v) {
-                if (v >= lo) g.valid.push_back(v);
-                else if (v < broken) g.invalid.push_back(v);
-              }
-              return g;
-            })))
-      .in(Scalar("value").deps("self", "pad")  // written only where a pad is positive
-            .value(fits_dtype("self.dtype (when a pad is positive)", [](const Ctx& c) -> std::optional<c10::ScalarType> {
-              const auto& pad = c.ints("pad");
-              if (std::none_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) return std::nullopt;
-              return c.dtype("self");
-            })));
-}
-
 // pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
 // An upscale factor that is a multiple of 2^32 divides by zero in this build, and one whose
 // square wraps returns negative sizes: the limits keep it small.
@@ -184,15 +147,36 @@ Spec flip() {
       .in(dims_of_self("dims"));
 }
 
+// Kernels that return early when there is nothing to compute skip the checks that follow: `rule`
+// is a rule of the contract while `e.empty` is false, and an unchecked deviation `d` while it holds.
+Term self_is_empty() { return any(dims("self"), [](int64_t d) { return size("self", d) == 0; }); }
+struct Emptiness {
+  Term empty = self_is_empty();
+  const char* has = "self has elements";
+  const char* is = "self is empty";
+};
+Spec& checked_unless_empty(Spec& s, const DeviationRef& d, const std::string& label, Term rule, const Emptiness& e = {}) {
+  return s.joint(label + " (" + e.has + ")", implies(!e.empty, rule))
+      .joint_unchecked(d, label + " (" + e.is + ")", implies(e.empty, rule));
+}
+// No two entries of int list `list` are equal.
+Term distinct_entries(const std::string& list) {
+  return all(elems(list), [list](int64_t i) {
+    return all(elems(list), [list, i](int64_t j) { return j >= i || elem(list, i) != elem(list, j); });
+  });
+}
+DeviationRef unchecked_when_empty(const std::string& op, const std::string& what, const std::string& reason) {
+  return deviation(op.substr(0, op.find('.')) + "." + what + "_unchecked_when_empty", reason,
+                   "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
+}
+
 // repeat(Tensor self, SymInt[] repeats) -> Tensor
 Spec repeat() {
   auto empty_self = deviation("repeat.negative_repeat_empty_self",
       "a negative repeat is accepted without an error when self is empty",
       "ops-fuzz sweep repeat.default --invalid --config contract,empty --seed 0 --max 1000");
-  auto non_negative = all_entries("repeats", [](Term r) { return r >= 0; });
-  auto empty = numel("self") == 0;
-  return Spec("repeat.default")
-      .in(Tensor("self"))
+  Spec s("repeat.default");
+  s.in(Tensor("self"))
       .in(LengthList("repeats").deps("self")
             .length(Ge("self.rank", [](const Ctx& c) { return c.rank("self"); }))
             // Products of repeats grow fast: a generation limit, not a rule.
@@ -200,9 +184,8 @@ Spec repeat() {
               int64_t n = std::max<int64_t>(1, c.numel("self"));
               for (int64_t r : c.solved()) n *= std::max<int64_t>(1, r);
               return std::max<int64_t>(1, 4096 / n);
-            })))))
-      .joint("repeats[i] >= 0 (self has elements)", implies(!empty, non_negative))
-      .joint_unchecked(empty_self, "repeats[i] >= 0 (self is empty)", implies(empty, non_negative));
+            })))));
+  return checked_unless_empty(s, empty_self, "repeats[i] >= 0", all_entries("repeats", [](Term r) { return r >= 0; }));
 }
 
 // resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
@@ -212,10 +195,8 @@ Spec resize_() {
       "a negative size is accepted when another size is 0 (the kernel checks the number of elements, which is 0), "
       "giving a tensor with a negative size",
       "ops-fuzz sweep resize_.default --invalid --config contract --seed 0 --max 300");
-  auto non_negative = all_entries("size", [](Term s) { return s >= 0; });
-  auto has_zero = any(elems("size"), [](int64_t i) { return elem("size", i) == 0; });
-  return Spec("resize_.default")
-      .in(Tensor("self"))
+  Spec s("resize_.default");
+  s.in(Tensor("self"))
       .in(Shape("size"))
       .kw(MemoryFormatOpt("memory_format").deps("size")
             .value(In("contiguous, channels_last when len(size) == 4, channels_last_3d when 5", [](const Ctx& c) {
@@ -223,9 +204,86 @@ Spec resize_() {
               if (c.length("size") == 4) ok.push_back(M::ChannelsLast);
               if (c.length("size") == 5) ok.push_back(M::ChannelsLast3d);
               return ok;
-            })))
-      .joint("size[i] >= 0 (no size is 0)", implies(!has_zero, non_negative))
-      .joint_unchecked(beside_zero, "size[i] >= 0 (a size is 0)", implies(has_zero, non_negative));
+            })));
+  Emptiness has_zero{any(elems("size"), [](int64_t i) { return elem("size", i) == 0; }), "no size is 0", "a size is 0"};
+  return checked_unless_empty(s, beside_zero, "size[i] >= 0", all_entries("size", [](Term n) { return n >= 0; }), has_zero);
+}
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+Spec roll() {
+  auto empty = unchecked_when_empty("roll.default", "dims",
+      "an empty self is cloned before any dim is checked: dims out of range are accepted");
+  Spec s("roll.default");
+  s.in(Tensor("self"))
+      .in(LengthList("shifts"))
+      .in(DimList("dims").deps("self"))
+      .joint("dims is empty when self is zero-dim", implies(rank("self") == 0, length("dims") == 0))
+      .joint("len(shifts) == len(dims), or 1 when dims is empty",
+             ite(length("dims") == 0, length("shifts") == 1, length("shifts") == length("dims")));
+  return checked_unless_empty(s, empty, "dims[i] in [-self.rank, self.rank)",
+                              all_entries("dims", [](Term d) { return d >= -rank("self") && d < rank("self"); }));
+}
+
+// tril and triu(Tensor self, int diagonal=0) -> Tensor: any diagonal of a matrix or a batch of them.
+Spec triangle(const std::string& op) {
+  auto empty = unchecked_when_empty(op, "rank", "an empty self is returned before its rank is checked: a 1-d empty self is accepted");
+  Spec s(op);
+  s.in(Tensor("self")).in(Int("diagonal"));
+  return checked_unless_empty(s, empty, "self.rank >= 2", rank("self") >= 2);
+}
+Spec tril() { return triangle("tril.default"); }
+Spec triu() { return triangle("triu.default"); }
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None)
+// repeats each element of self along dim (of the flattened self when dim is None).
+Spec repeat_interleave() {
+  auto empty = unchecked_when_empty("repeat_interleave.self_int", "repeats",
+      "when self is empty along dim (or empty when dim is None) the kernel returns before checking repeats and "
+      "output_size: a negative repeats or an output_size that is not the result's size is accepted");
+  Term along = ite(is_none("dim"), numel("self"), size("self", value("dim")));
+  Spec s("repeat_interleave.self_int");
+  s.in(Tensor("self"))
+      .in(Int("repeats"))
+      .in(DimOpt("dim").deps("self")
+            .value(dim_of("self")))
+      .kw(IntOpt("output_size"))
+      .joint("dim is None when self is zero-dim", implies(rank("self") == 0, is_none("dim")));
+  Emptiness none_along{along == 0, "self.size(dim) > 0", "self.size(dim) == 0"};
+  checked_unless_empty(s, empty, "repeats >= 0", value("repeats") >= 0, none_along);
+  return checked_unless_empty(s, empty, "output_size is None or repeats * self.size(dim) (self.numel() when dim is None)",
+                              is_none("output_size") || value("output_size") == value("repeats") * along, none_along);
+}
+
+// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor: the real-to-complex
+// FFT of self over the dims `dim` (its callers pass them wrapped and unique), not scaled, scaled by
+// 1/sqrt(n) or by 1/n (normalization 0, 1, 2), keeping half of the last dim when onesided. The CPU
+// kernel (pocketfft) takes float32 and float64 self; float16 is for CUDA.
+Spec fft_r2c() {
+  using S = c10::ScalarType;
+  auto unchecked_dims = deviation("_fft_r2c.dim_unchecked",
+      "the kernel reads self's size at dim[-1] and writes the result's size there (and reads self's sizes at every dim "
+      "when normalizing) before pocketfft checks the dims: a dim out of [0, self.rank) reads and writes outside the "
+      "size vectors (SIGSEGV, \"free(): invalid size\") or else is refused (\"bad axis number\")",
+      "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000");
+  auto empty_signal = deviation("_fft_r2c.empty_signal_unchecked",
+      "a transformed dim of size 0 is accepted: onesided, the result has size 1 along it, never written",
+      "ops-fuzz sweep _fft_r2c.default --invalid --config contract,empty --seed 0 --max 300");
+  auto unique_when_empty = unchecked_when_empty("_fft_r2c.default", "dim_unique",
+      "pocketfft returns before checking the dims when self is empty: a dim given twice is accepted");
+  Spec s("_fft_r2c.default");
+  s.in(Tensor("self")
+            .dtype(In(std::vector{S::Float, S::Double}))
+            .rank(Ge(1)))
+      .in(DimList("dim").deps("self")
+            .length(Ge(1))
+            .length(Le("self.rank", [](const Ctx& c) { return dim_rank(c, "self"); })))
+      .in(Int("normalization")
+            .value(Be(0, 2)))
+      .in(Bool("onesided"))
+      .joint_unchecked(unchecked_dims, "dim[i] in [0, self.rank)",
+                       all_entries("dim", [](Term d) { return d >= 0 && d < max(rank("self"), 1); }))
+      .joint_unchecked(empty_signal, "self.size(dim[i]) >= 1", all_entries("dim", [](Term d) { return size("self", d) >= 1; }));
+  return checked_unless_empty(s, unique_when_empty, "dim[i] != dim[j] for i != j", distinct_entries("dim"));
 }
 
 // stack(Tensor[] tensors, int dim=0) -> Tensor
@@ -250,9 +308,9 @@ Spec stack() {
 }  // namespace
 
 std::span<const SpecFn> shape_specs() {
-  static constexpr SpecFn table[] = {cat, constant_pad_nd, pixel_shuffle, unfold_copy,
+  static constexpr SpecFn table[] = {cat, pixel_shuffle, unfold_copy,
                                      unique2, unique_dim, unique_consecutive, flip, repeat,
-                                     resize_, stack};
+                                     resize_, roll, repeat_interleave, stack, tril, triu, fft_r2c};
   return table;
 }
 

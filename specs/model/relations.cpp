@@ -106,7 +106,9 @@ Cond integral_range(std::string what, std::function<std::optional<c10::ScalarTyp
       return std::vector<double>{-max, max};
     }
     bool tensor = has_tensors(c.self().argtype);
-    ScalarDtype from = tensor ? scalar_dtype_of(c.tensor().dtype) : c.self().scalar_dtype;
+    ScalarDtype from = tensor                           ? scalar_dtype_of(c.tensor().dtype)
+                       : is_float(c.self().argtype) ? ScalarDtype::Float  // a float argument
+                                                    : c.self().scalar_dtype;
     if (wrap && from != ScalarDtype::Float) return std::nullopt;
     // The dtype the values are held in before the cast (a Python float is a double).
     c10::ScalarType held = tensor ? c.tensor().dtype : from == ScalarDtype::Float ? c10::ScalarType::Double : *t;
