@@ -31,6 +31,16 @@ std::span<const KnownCrash> known_crashes() {
       {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
        "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
        "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Aborted",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
+       "an index outside [0, num_weights) adds into memory outside the gradient; the heap corruption aborts in "
+       "free() or malloc()"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Segmentation fault",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
+       "the same heap corruption, met as a segmentation fault"},
+      {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "mode is not checked: a mode other than 0, 1 or 2 crashes"},
   };
   return table;
 }
