@@ -40,7 +40,31 @@ std::span<const KnownCrash> known_crashes() {
        "the same heap corruption, met as a segmentation fault"},
       {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Segmentation fault",
        "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
-       "mode is not checked: a mode other than 0, 1 or 2 crashes"},
+       "mode is not checked: a mode other than 0, 1 or 2 writes out of bounds"},
+      {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "the same out-of-bounds writes, met as heap corruption that aborts in free() or malloc()"},
+      {"_embedding_bag.default", "_embedding_bag.indices_rank_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 1 --max 1000",
+       "2-d indices are taken: bags are laid out over indices.size(0) but filled over all its elements, out of "
+       "bounds"},
+      {"_embedding_bag.default", "_embedding_bag.indices_rank_unchecked", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 1 --max 1000",
+       "the same out-of-bounds writes, met as heap corruption"},
+      {"_embedding_bag.default", "_embedding_bag.zero_bags_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+       "with no offsets (no bag) and some indices, the max mode writes the indices' rows into a bag that does not "
+       "exist"},
+      {"_embedding_bag.default", "_embedding_bag.offsets_rank_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+       "offsets.rank is not checked: an empty offsets of 2 or more dims is read as if it held offsets"},
+      {"_embedding_bag.default", "_embedding_bag.weight_rank_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+       "a weight of more than 2 dims is taken and its rows read as if it had 2"},
+      {"_embedding_bag.default", "_embedding_bag.index_dtype_promoted", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "bool offsets cannot hold len(indices): with include_last_offset a last offset short of len(indices) "
+       "corrupts the heap in the max mode (the kernel does not check offsets[-1] == len(indices))"},
   };
   return table;
 }

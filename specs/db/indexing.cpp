@@ -458,7 +458,11 @@ Spec masked_scatter() {
             // uint8 masks are deprecated but still taken (with a warning).
             .dtype(Unchecked(mask_dtype, In(std::vector{S::Bool, S::Byte})))
             .size(broadcastable_with({"self"}))
-            .value(Be(0, 1))
+            // A mask broadcast to no element is never read.
+            .value(Be("[0, 1]", [](const Ctx& c) -> std::optional<std::vector<double>> {
+              if (broadcast_numel(c.tensor().shape, c.shape("self")) == 0) return std::nullopt;
+              return std::vector<double>{0, 1};
+            }))
             .value(Named("source.numel >= the count of true values of mask (broadcast with self)",
                          Eq("0 when source is short", [](const Ctx& c) -> std::optional<int64_t> {
               if (c.numel("source") >= broadcast_numel(c.tensor().shape, c.shape("self"))) return std::nullopt;
@@ -505,6 +509,9 @@ Cond integral_index_dtype(const std::string& arg) {
                NotIn(std::vector{S::Half, S::BFloat16, S::Float, S::Double, S::ComplexFloat, S::ComplexDouble}));
 }
 
+// _embedding_bag is the op behind embedding_bag, which hands it contiguous tensors.
+constexpr const char* kContiguousInputs = "_embedding_bag takes every tensor but weight contiguous";
+
 // _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False,
 //     int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False,
 //     int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
@@ -525,8 +532,17 @@ Spec embedding_bag() {
       "one beside an int32 or int64 one is taken",
       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
   auto weight_rank = deviation("_embedding_bag.weight_rank_unchecked",
-      "the CPU kernel takes a weight of more than 2 dims (it reads only weight.size(0) and weight.size(1))",
+      "the CPU kernel takes a weight of more than 2 dims (it reads weight.size(0) and weight.size(1) only), and "
+      "crashes on some",
       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
+  auto zero_bags = deviation("_embedding_bag.zero_bags_unchecked",
+      "the CPU kernel does not check that there is a bag for indices: with no offsets, indices are put in a bag "
+      "0 that does not exist (out-of-bounds writes, a crash in the max mode)",
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600");
+  auto offsets_rank = deviation("_embedding_bag.offsets_rank_unchecked",
+      "the CPU kernel does not check offsets.rank: other ranks are refused only by a later shape mismatch, and an "
+      "empty one of 2 or more dims crashes",
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600");
   auto no_rows = [](const Ctx& c) { return c.size("weight", 0) == 0; };
   return Spec("_embedding_bag.default")
       .in(Tensor("weight")
@@ -534,6 +550,7 @@ Spec embedding_bag() {
             .rank(Named("weight.rank == 2 (not below)", Ge(2)))
             .rank(Unchecked(weight_rank, Named("weight.rank == 2 (not above)", Le(2)))))
       .in(Tensor("indices").deps("weight")
+            .contiguous_scope(kContiguousInputs)
             .dtype(integral_index_dtype("indices"))
             .dtype(Unchecked(promoted, index_dtype("indices")))
             .rank(Named("indices.rank == 1 (not 0, nor above 2)", Be(1, 2)))
@@ -547,7 +564,9 @@ Spec embedding_bag() {
       .in(Tensor("offsets").deps("indices", "include_last_offset")
             .dtype(integral_index_dtype("offsets"))
             .dtype(Unchecked(promoted, index_dtype("offsets")))
-            .rank(Eq(1))
+            .contiguous_scope(kContiguousInputs)
+            .rank(Unchecked(offsets_rank, Eq(1)))
+            .size(Unchecked(zero_bags, Ge("1 when indices has elements", [](const Ctx& c) { return c.numel("indices") > 0 ? 1 : 0; })))
             .size(Ge("1 when include_last_offset", [](const Ctx& c) { return c.as_int("include_last_offset") ? 1 : 0; }))
             // One offset cannot both open and close bags (0 and len(indices)).
             .size(Scope(Ge("2 when include_last_offset", [](const Ctx& c) { return c.as_int("include_last_offset") ? 2 : 0; })))
@@ -563,6 +582,7 @@ Spec embedding_bag() {
       .in(Int("mode").value(Unchecked(mode, In(std::vector<int64_t>{0, 1, 2}))))
       .in(Bool("sparse"))
       .in(TensorOpt("per_sample_weights").deps("weight", "indices", "mode")
+            .contiguous_scope(kContiguousInputs)
             .optional(Eq("None unless mode is 0", [](const Ctx& c) -> std::optional<bool> {
               if (c.as_int("mode") == 0) return std::nullopt;
               return true;
