@@ -535,13 +535,10 @@ Spec embedding_bag() {
       "the CPU kernel takes a weight of more than 2 dims (it reads weight.size(0) and weight.size(1) only), and "
       "crashes on some",
       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
-  auto zero_bags = deviation("_embedding_bag.zero_bags_unchecked",
-      "the CPU kernel does not check that there is a bag for indices: with no offsets, indices are put in a bag "
-      "0 that does not exist (out-of-bounds writes, a crash in the max mode)",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600");
-  auto offsets_rank = deviation("_embedding_bag.offsets_rank_unchecked",
-      "the CPU kernel does not check offsets.rank: other ranks are refused only by a later shape mismatch, and an "
-      "empty one of 2 or more dims crashes",
+  auto offsets = deviation("_embedding_bag.offsets_unchecked",
+      "the CPU kernel checks neither that offsets is 1-d (other ranks are refused only by a later shape mismatch, "
+      "and an empty one of 2 or more dims crashes) nor that there is a bag for indices (with no offsets, indices "
+      "are put in a bag 0 that does not exist: out-of-bounds writes, a crash in the max mode)",
       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600");
   auto no_rows = [](const Ctx& c) { return c.size("weight", 0) == 0; };
   return Spec("_embedding_bag.default")
@@ -565,8 +562,8 @@ Spec embedding_bag() {
             .dtype(integral_index_dtype("offsets"))
             .dtype(Unchecked(promoted, index_dtype("offsets")))
             .contiguous_scope(kContiguousInputs)
-            .rank(Unchecked(offsets_rank, Eq(1)))
-            .size(Unchecked(zero_bags, Ge("1 when indices has elements", [](const Ctx& c) { return c.numel("indices") > 0 ? 1 : 0; })))
+            .rank(Unchecked(offsets, Eq(1)))
+            .size(Unchecked(offsets, Ge("1 when indices has elements", [](const Ctx& c) { return c.numel("indices") > 0 ? 1 : 0; })))
             .size(Ge("1 when include_last_offset", [](const Ctx& c) { return c.as_int("include_last_offset") ? 1 : 0; }))
             // One offset cannot both open and close bags (0 and len(indices)).
             .size(Scope(Ge("2 when include_last_offset", [](const Ctx& c) { return c.as_int("include_last_offset") ? 2 : 0; })))
