@@ -38,6 +38,9 @@ std::span<const KnownCrash> known_crashes() {
       {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Segmentation fault",
        "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
        "the same heap corruption, met as a segmentation fault"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Bus error",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 1000",
+       "the same heap corruption, met as a bus error"},
       {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Segmentation fault",
        "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
        "mode is not checked: a mode other than 0, 1 or 2 writes out of bounds"},
@@ -62,6 +65,9 @@ std::span<const KnownCrash> known_crashes() {
        "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
        "bool offsets cannot hold len(indices): with include_last_offset a last offset short of len(indices) "
        "corrupts the heap in the max mode (the kernel does not check offsets[-1] == len(indices))"},
+      {"_embedding_bag.default", "_embedding_bag.index_dtype_promoted", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 1000",
+       "the same heap corruption, met as a segmentation fault"},
   };
   return table;
 }
