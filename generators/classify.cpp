@@ -209,6 +209,11 @@ void Walk::tensor(TensorMeta& t, const TensorMeta& seen, const c10::IValue& valu
   if (arg_->layout_deviation && !seen.contiguous) add_once(out_.deviations, arg_->layout_deviation->id);
   if (!arg_->layout_scope.empty() && !seen.contiguous)
     add_once(out_.outside_scope, arg_->name + " is contiguous (" + arg_->layout_scope + ")");
+  if (!arg_->order_scope.empty() && value.isTensor()) {
+    const std::vector<double> elements = tensor_elements(value.toTensor());
+    if (!std::is_sorted(elements.begin(), elements.end()))
+      add_once(out_.outside_scope, arg_->name + " ascends (" + arg_->order_scope + ")");
+  }
   int64_t rank = static_cast<int64_t>(seen.shape.size());
   check(A::Rank, rank, entry_, count);
   for (int64_t d = 0; d < rank; ++d) {  // the shape grows as the engine's does: the sizes before d

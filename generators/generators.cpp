@@ -80,6 +80,18 @@ void note_value_deviations(const MetaArg& meta, const c10::IValue& v, std::vecto
   }
 }
 
+// Arranges a tensor's values in ascending order, from the lowest value of its space to the highest
+// (ArgSpec::ascending_scope), keeping its layout.
+void ascend(const c10::IValue& v, const TensorMeta& meta) {
+  if (!v.isTensor() || v.toTensor().numel() == 0) return;
+  at::Tensor t = v.toTensor();
+  at::Tensor sorted = std::get<0>(t.flatten().sort());
+  auto lo = meta.values.min(), hi = meta.values.max();
+  if (hi && std::isfinite(*hi)) sorted[-1].fill_(*hi);
+  if (lo && std::isfinite(*lo)) sorted[0].fill_(*lo);
+  t.copy_(sorted.view(t.sizes()));
+}
+
 }  // namespace
 
 std::vector<double> tensor_elements(const at::Tensor& t) {
@@ -200,7 +212,11 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   const bool sampling = engine_.joint().active() && !engine_.joint().exact();
   const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1) * (sampling ? 8 : 1);
   // Tensors are made as their arguments are solved, so that the draws of a seed stay in order.
-  auto materialize = [&](int arg, const MetaArg& meta) { values_[static_cast<size_t>(arg)] = args_.generate(meta, rng); };
+  auto materialize = [&](int arg, const MetaArg& meta) {
+    values_[static_cast<size_t>(arg)] = args_.generate(meta, rng);
+    if (!spec_.args()[static_cast<size_t>(arg)].order_scope.empty() && !meta.none)
+      ascend(values_[static_cast<size_t>(arg)], meta.tensor());
+  };
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
     values_.assign(spec_.args().size(), c10::IValue());

@@ -39,6 +39,43 @@ std::span<const KnownCrash> known_crashes() {
        "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000",
        "a rank-6 self (its sizes held outside the tensor) with dim[-1] == -1, onesided: the size read before them "
        "and written before the result's size vector corrupt the heap, met as free(): invalid size"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Aborted",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
+       "an index outside [0, num_weights) adds into memory outside the gradient; the heap corruption aborts in "
+       "free() or malloc()"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Segmentation fault",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
+       "the same heap corruption, met as a segmentation fault"},
+      {"embedding_dense_backward.default", "embedding_dense_backward.indices_unchecked", "Bus error",
+       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 1000",
+       "the same heap corruption, met as a bus error"},
+      {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "mode is not checked: a mode other than 0, 1 or 2 writes out of bounds"},
+      {"_embedding_bag.default", "_embedding_bag.mode_unchecked", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "the same out-of-bounds writes, met as heap corruption that aborts in free() or malloc()"},
+      {"_embedding_bag.default", "_embedding_bag.indices_rank_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 1 --max 1000",
+       "2-d indices are taken: bags are laid out over indices.size(0) but filled over all its elements, out of "
+       "bounds"},
+      {"_embedding_bag.default", "_embedding_bag.indices_rank_unchecked", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 1 --max 1000",
+       "the same out-of-bounds writes, met as heap corruption"},
+      {"_embedding_bag.default", "_embedding_bag.offsets_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+       "with no offsets (no bag) and some indices, the max mode writes the indices' rows into a bag that does not "
+       "exist; an empty offsets of 2 or more dims is read as if it held offsets"},
+      {"_embedding_bag.default", "_embedding_bag.weight_rank_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+       "a weight of more than 2 dims is taken and its rows read as if it had 2"},
+      {"_embedding_bag.default", "_embedding_bag.index_dtype_promoted", "Aborted",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+       "bool offsets cannot hold len(indices): with include_last_offset a last offset short of len(indices) "
+       "corrupts the heap in the max mode (the kernel does not check offsets[-1] == len(indices))"},
+      {"_embedding_bag.default", "_embedding_bag.index_dtype_promoted", "Segmentation fault",
+       "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 1000",
+       "the same heap corruption, met as a segmentation fault"},
   };
   return table;
 }

@@ -143,6 +143,7 @@ struct ArgSpec {
   bool keyword = false;
   DeviationRef layout_deviation;  // the kernel refuses some layouts of valid tensors
   std::string layout_scope;       // why only contiguous layouts are generated (not a kernel bug)
+  std::string order_scope;        // why a tensor's values are generated in ascending order
 
   ArgSpec(std::string n, ArgType t) : name(std::move(n)), type(t) {}
   // The arguments this one's constraints read, by name.
@@ -163,6 +164,10 @@ struct ArgSpec {
   // Generated contiguous whatever the configuration, for a reason that is not a kernel bug (a
   // rule over strides that no constraint can state): a generation scope, never broken.
   ArgSpec& contiguous_scope(std::string why) { layout_scope = std::move(why); return *this; }
+  // Values generated in ascending order (flattened), from the lowest value the tensor's value
+  // space admits to the highest (CSR-style offsets): a rule over the order of the elements, which
+  // no value constraint can state, so a generation scope, never broken.
+  ArgSpec& ascending_scope(std::string why) { order_scope = std::move(why); return *this; }
   // How this argument's attribute `a` is named in labels: "input.rank", "tensors[i].size(d)".
   std::string subject(Attribute a) const;
 };
