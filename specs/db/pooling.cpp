@@ -168,14 +168,13 @@ bool has_zero(const Ctx& c) {
   return std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s == 0; });
 }
 
-// `c` where `where(c)` holds, labelled "subject relation text (why)"; broken only under the
-// contract when `d` (the kernel does not check it there).
-Cond where(const std::string& subject, Cond c, const std::string& why, std::function<bool(const Ctx&)> where,
+// `c` where `holds(c)`, labelled "subject relation text (why)"; broken only under the contract
+// when `d` is given (the kernel does not check it there).
+Cond where(const std::string& subject, Cond c, const std::string& why, std::function<bool(const Ctx&)> holds,
            const DeviationRef& d = nullptr) {
   std::string sentence = subject + " " + std::string(name(c.suffix)) + " " + c.text + " (" + why + ")";
-  auto fn = c.fn;
-  c.fn = [fn, where](const Ctx& ctx) -> std::optional<Operand> {
-    if (!where(ctx)) return std::nullopt;
+  c.fn = [fn = c.fn, holds](const Ctx& ctx) -> std::optional<Operand> {
+    if (!holds(ctx)) return std::nullopt;
     return fn(ctx);
   };
   c.constant = false;
@@ -183,46 +182,58 @@ Cond where(const std::string& subject, Cond c, const std::string& why, std::func
   return d ? Unchecked(d, c) : c;
 }
 
-// self of an adaptive pool: (C, dims...) or (N, C, dims...) of the kernel's dtypes; only N may be
-// empty.
-ArgSpec adaptive_input(int64_t n, const std::vector<S>& dtypes, const Gaps& u) {
-  ArgSpec self = Tensor("self");
-  if (u.mean || u.empty_dtype) self.deps("output_size");
-  auto mean = [m = bool(u.mean)](const Ctx& c) { return m && all_ones(c); };
-  auto empty = [e = bool(u.empty_dtype)](const Ctx& c) { return e && has_zero(c); };
+// Whether output_size takes the unchecked mean path, or has a 0 that empties the result (when the
+// kernel has those gaps).
+auto on_mean(const Gaps& u) { return [m = bool(u.mean)](const Ctx& c) { return m && all_ones(c); }; }
+auto on_zero(const Gaps& u) { return [e = bool(u.empty_dtype)](const Ctx& c) { return e && has_zero(c); }; }
+
+// self's dtype and rank: checked unless the result is empty or output_size takes the mean path.
+ArgSpec& adaptive_dtype_rank(ArgSpec& self, int64_t n, const std::vector<S>& dtypes, const Gaps& u) {
+  auto mean = on_mean(u);
+  auto zero = on_zero(u);
+  if (!u.mean && !u.empty_dtype) return self.dtype(In(dtypes)).rank(Be(n + 1, n + 2));
+  self.deps("output_size")
+      .dtype(where("self.dtype", In(dtypes), "output_size has no 0 and is not all ones",
+                   [=](const Ctx& c) { return !mean(c) && !zero(c); }));
+  if (u.empty_dtype) {
+    self.dtype(where("self.dtype", In(dtypes), "output_size has a 0", [=](const Ctx& c) { return !mean(c) && zero(c); },
+                     u.empty_dtype))
+        // nor when the batch or channel dim is empty
+        .size(Avoid(u.empty_dtype, where("self.size(d)", Ge(1), "its batch or channel dim d, self.dtype not the kernel's",
+                                         [n, dtypes](const Ctx& c) {
+                                           return c.dim() < c.rank() - n &&
+                                                  std::find(dtypes.begin(), dtypes.end(), c.tensor().dtype) == dtypes.end();
+                                         })));
+  }
+  if (!u.mean) return self.rank(Be(n + 1, n + 2));
+  return self.dtype(where("self.dtype", In(dtypes), "output_size is all ones", mean, u.mean))
+      .rank(where("self.rank", Be(n + 1, n + 2), "output_size is not all ones", [=](const Ctx& c) { return !mean(c); }))
+      .rank(where("self.rank", Be(n + 1, n + 2), "output_size is all ones", mean, u.mean));
+}
+
+// self's sizes: its spatial and channel dims are not empty.
+ArgSpec& adaptive_sizes(ArgSpec& self, int64_t n, const Gaps& u) {
+  auto mean = on_mean(u);
   auto spatial = [n](const Ctx& c) { return c.dim() >= c.rank() - n; };
   auto channel = [n](const Ctx& c) { return c.dim() == c.rank() - n - 1; };
   auto channel_unchecked = [n, batched = u.batched_channels](const Ctx& c) { return !batched || c.rank() == n + 1; };
-  if (u.mean || u.empty_dtype) {
-    self.dtype(where("self.dtype", In(dtypes), "output_size has no 0 and is not all ones",
-                     [=](const Ctx& c) { return !mean(c) && !empty(c); }));
-  } else {
-    self.dtype(In(dtypes));
-  }
-  if (u.mean) {
-    self.dtype(where("self.dtype", In(dtypes), "output_size is all ones", mean, u.mean))
-        .rank(where("self.rank", Be(n + 1, n + 2), "output_size is not all ones", [=](const Ctx& c) { return !mean(c); }))
-        .rank(where("self.rank", Be(n + 1, n + 2), "output_size is all ones", mean, u.mean))
-        .size(where("self.size(d)", Ge(1), "a spatial dim d, output_size is all ones",
+  if (u.mean)
+    self.size(where("self.size(d)", Ge(1), "a spatial dim d, output_size is all ones",
                     [=](const Ctx& c) { return mean(c) && spatial(c); }, u.mean));
-  } else {
-    self.rank(Be(n + 1, n + 2));
-  }
-  if (u.empty_dtype) {
-    self.dtype(where("self.dtype", In(dtypes), "output_size has a 0", [=](const Ctx& c) { return !mean(c) && empty(c); },
-                     u.empty_dtype))
-        // and with an empty batch or channel dim
-        .size(Avoid(u.empty_dtype, where("self.size(d)", Ge(1), "its batch or channel dim d, self.dtype not the kernel's",
-                                         [=](const Ctx& c) {
-                                           return !spatial(c) && std::find(dtypes.begin(), dtypes.end(), c.tensor().dtype) == dtypes.end();
-                                         })));
-  }
   return self
       .size(where("self.size(d)", Ge(1), "a spatial dim d" + std::string(u.mean ? ", output_size is not all ones" : ""),
                   [=](const Ctx& c) { return spatial(c) && !mean(c); }, u.spatial))
       .size(where("self.size(d)", Ge(1), "its channel dim d", [=](const Ctx& c) { return channel(c) && !channel_unchecked(c); }))
       .size(where("self.size(d)", Ge(1), u.batched_channels ? "its channel dim d, self unbatched" : "its channel dim d",
                   [=](const Ctx& c) { return channel(c) && channel_unchecked(c); }, u.channels));
+}
+
+// self of an adaptive pool: (C, dims...) or (N, C, dims...) of the kernel's dtypes; only N may be
+// empty.
+ArgSpec adaptive_input(int64_t n, const std::vector<S>& dtypes, const Gaps& u) {
+  ArgSpec self = Tensor("self");
+  adaptive_dtype_rank(self, n, dtypes, u);
+  return adaptive_sizes(self, n, u);
 }
 
 // adaptive_avg_poolNd(Tensor self, int[n] output_size) over the last n dims of self; each output
@@ -292,11 +303,10 @@ DeviationRef unchecked_channels(const std::string& op, const std::string& when) 
           ": an empty one is taken (the result is empty)",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
 }
-DeviationRef mean_path(const std::string& op) {
+DeviationRef mean_path(const std::string& op, const std::string& ranks) {
   return deviation(op_base(op) + ".all_ones_unchecked",
       "output_size all ones takes the mean over the spatial dims, which checks none of the kernel's rules on "
-      "self: an empty spatial dim (NaN result), a float16 self" + std::string(op[13] == '2' ? ", a rank-2 or rank-5 self" : "") +
-          " are taken",
+      "self: an empty spatial dim (NaN result), a float16 self" + ranks + " are taken",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty,half --seed 0 --max 300");
 }
 DeviationRef empty_dtype(const std::string& op) {
@@ -315,16 +325,17 @@ DeviationRef negative_sizes(const std::string& op) {
 // adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor: adaptive_avg_pool2d of self with
 // a height of 1.
 Spec adaptive_avg_pool1d() {
-  std::string op = "adaptive_avg_pool1d.default";
+  std::string op = "adaptive_avg_pool1d.default";  // checks self's rank itself
   return adaptive_pool(op, 1, kMax2dDtypes,
-                       {.channels = unchecked_channels(op, ""), .mean = mean_path(op), .empty_dtype = empty_dtype(op)});
+                       {.channels = unchecked_channels(op, ""), .mean = mean_path(op, ""), .empty_dtype = empty_dtype(op)});
 }
 // adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor: the mean for an output size of
 // [1, 1], _adaptive_avg_pool2d otherwise.
 Spec adaptive_avg_pool2d() {
   std::string op = "adaptive_avg_pool2d.default";
-  return adaptive_pool(op, 2, kMax2dDtypes,
-                       {.channels = unchecked_channels(op, ""), .mean = mean_path(op), .empty_dtype = empty_dtype(op)});
+  return adaptive_pool(op, 2, kMax2dDtypes, {.channels = unchecked_channels(op, ""),
+                                             .mean = mean_path(op, ", a rank-2 or rank-5 self"),
+                                             .empty_dtype = empty_dtype(op)});
 }
 // _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 Spec adaptive_avg_pool2d_() {
