@@ -115,6 +115,24 @@ Spec& forward_shape(Spec& spec, const Window& w, const std::string& grad, const 
                        implies(rank("self") == n + 2, size(grad, 0) == size("self", 0)));
 }
 
+// The forward's indices: where in its plane of self each maximum lies (inside its window, which
+// no rule on a tensor's values can state; the plane is what keeps the kernel's writes in bounds). The
+// kernel writes there unchecked.
+ArgSpec max_indices(const std::string& op, int64_t n) {
+  auto outside = deviation(op_base(op) + ".indices_unchecked",
+      "indices outside the plane of self are not checked: the kernel writes the gradient there, past the end "
+      "of the result",
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
+  auto last = expr("the plane of self (its spatial sizes' product) - 1", [n](const Ctx& c) {
+    int64_t plane = 1;
+    for (int64_t a = 1; a <= n; ++a) plane *= c.size("self", -a);
+    return plane - 1;
+  });
+  return Tensor("indices").deps("self")
+      .dtype(Eq(S::Long))
+      .value(Unchecked(outside, Be(0, last)));
+}
+
 // op_backward(Tensor grad_output, Tensor self, <the forward's arguments>[, Tensor indices]): the
 // gradient of a window pool with respect to self.
 Spec window_backward(std::string op, const Window& w) {
@@ -129,22 +147,7 @@ Spec window_backward(std::string op, const Window& w) {
   spec.in(std::move(grad)).in(pool_input(w));
   window_args(spec, w);
   forward_shape(spec, w, "grad_output", batch);
-  if (w.max) {
-    // The forward's indices: where in its plane of self each maximum lies. The kernel writes
-    // there unchecked.
-    auto outside = deviation(op_base(op) + ".indices_unchecked",
-        "indices outside the plane of self are not checked: the kernel writes the gradient there, past the end "
-        "of the result",
-        "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
-    spec.in(Tensor("indices").deps("self")
-                .dtype(Eq(S::Long))
-                .value(Unchecked(outside, Be(0, expr("the plane of self (its spatial sizes' product) - 1", [n = w.n](const Ctx& c) {
-                  int64_t plane = 1;
-                  for (int64_t a = 1; a <= n; ++a) plane *= c.size("self", -a);
-                  return plane - 1;
-                })))));
-    forward_shape(spec, w, "indices", batch);
-  }
+  if (w.max) forward_shape(spec.in(max_indices(op, w.n)), w, "indices", batch);
   return window_rules(spec, w);
 }
 
