@@ -21,9 +21,33 @@ std::span<const KnownCrash> known_crashes() {
       {"*", "*.lowest_dividend_by_minus_one", "Floating point exception",
        "ops-fuzz sweep --ops 'div.*_mode,fmod.*,remainder.*,floor_divide.*' --config contract,integral --max 1000",
        "the lowest int32 or int64 dividend divided by -1 overflows, and x86 integer division traps"},
-      {"avg_pool2d.default", "avg_pool2d.lowest_sum_by_minus_one", "Floating point exception",
-       "ops-fuzz sweep avg_pool2d.default --config contract,integral --seed 0 --max 1000",
-       "an int64 window summing to the lowest int64, divided by divisor_override -1, overflows and traps"},
+      // Unchecked indices (max_pool2d_with_indices_backward) and batch dims of grad_output or indices
+      // (both backward ops): the gradient is scattered past the end of the result, or read past the
+      // end of a shorter grad_output or indices.
+      {"[am]*pool2d*_backward.default", "[am]*pool2d*_backward.*_unchecked", "Aborted",
+       "ops-fuzz sweep --ops 'avg_pool2d_backward.default,max_pool2d_with_indices_backward.default' --invalid "
+       "--config contract --seed 0 --max 1000",
+       "indices outside the plane of self, or a grad_output or indices with more batches than self, write past "
+       "the end of the result; the heap corruption aborts in free() or malloc()"},
+      {"[am]*pool2d*_backward.default", "[am]*pool2d*_backward.*_unchecked", "Segmentation fault",
+       "ops-fuzz sweep --ops 'avg_pool2d_backward.default,max_pool2d_with_indices_backward.default' --invalid "
+       "--config contract --seed 0 --max 1000",
+       "the same accesses outside the result, grad_output or indices, met as a segmentation fault"},
+      {"[am]*pool2d*_backward.default", "[am]*pool2d*_backward.*_unchecked", "Bus error",
+       "ops-fuzz sweep max_pool2d_with_indices_backward.default --invalid --config contract --seed 0 --max 1000",
+       "the same accesses outside the result, met as a bus error"},
+      {"_adaptive_avg_pool2d_backward.default", "_adaptive_avg_pool2d_backward.*_unchecked", "Segmentation fault",
+       "ops-fuzz sweep _adaptive_avg_pool2d_backward.default --invalid --config contract,empty --seed 0 --max 300",
+       "self's sizes and grad_output's planes are not checked against each other: an empty spatial dim of self, "
+       "or a grad_output with more planes than self, makes the kernel write past the end of the result"},
+      {"_adaptive_avg_pool2d_backward.default", "_adaptive_avg_pool2d_backward.*_unchecked", "Aborted",
+       "ops-fuzz sweep _adaptive_avg_pool2d_backward.default --invalid --config contract,empty --seed 0 --max 300",
+       "the same writes past the end of the result; the heap corruption aborts in free() or malloc()"},
+      {"avg_pool*.default", "avg_pool*.lowest_*_by_minus_one", "Floating point exception",
+       "ops-fuzz sweep --ops 'avg_pool2d.default,avg_pool3d.default,avg_pool2d_backward.default' "
+       "--config contract,integral --seed 0 --max 1000",
+       "an int64 window summing to the lowest int64 (or such a gradient), divided by divisor_override -1, "
+       "overflows and traps"},
       {"sym_s*.int", "sym_s*.dim_unchecked", "Segmentation fault",
        "ops-fuzz sweep --ops 'sym_size.int,sym_stride.int' --config contract --seed 0 --max 1000",
        "dim is neither wrapped nor checked: the operator reads outside self's sizes or strides, and a "

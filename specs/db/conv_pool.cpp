@@ -3,9 +3,6 @@
 namespace opsfuzz::db {
 using namespace dsl;
 
-namespace {
-using S = c10::ScalarType;
-
 // A per-spatial-dim parameter list: one value for all dims, or one per dim.
 Cond param_length(std::string input) {
   return In("{1, " + input + ".rank - 2}", [input](const Ctx& c) { return IntList{1, c.rank(input) - 2}; });
@@ -22,31 +19,8 @@ Term window_count(Term in, Term kernel, Term stride, Term pad, Term dilation, Te
 Term positive_entries(const char* list) { return all_entries(list, [](Term s) { return s >= 1; }); }
 Term non_negative_entries(const char* list) { return all_entries(list, [](Term s) { return s >= 0; }); }
 
-// The rules of max_pool2d_with_indices and avg_pool2d (which has no dilation).
-Spec& pool2d_rules(Spec& spec, bool dilation) {
-  auto stride_at = [](int64_t axis) {  // an empty stride is the kernel size
-    return ite(length("stride") == 0, param("kernel_size", axis), param("stride", axis));
-  };
-  auto both_axes = [](const std::function<Term(int64_t)>& rule) { return rule(0) && rule(1); };
-  spec.joint("kernel_size[i] >= 1", positive_entries("kernel_size"))
-      .joint("stride[i] >= 1", positive_entries("stride"))
-      .joint("padding[i] >= 0", non_negative_entries("padding"));
-  if (dilation) spec.joint("dilation[i] >= 1", positive_entries("dilation"));
-  return spec
-      .joint("padding <= kernel_size / 2", both_axes([](int64_t a) { return param("padding", a) <= param("kernel_size", a) / 2; }))
-      .joint("the pooled size of each spatial dim of self >= 1", both_axes([=](int64_t a) {
-        return window_count(size("self", a - 2), param("kernel_size", a), stride_at(a), param("padding", a),
-                            dilation ? param("dilation", a) : Term(1), value("ceil_mode")) >= 1;
-      }));
-}
-
-// Pooling takes (C, H, W) or (N, C, H, W); only N may be empty.
-ArgSpec pool_input(std::vector<c10::ScalarType> dtypes) {
-  return Tensor("self")
-      .dtype(In(std::move(dtypes)))
-      .rank(Be(3, 4))
-      .size(Ge("1 except for the batch dim of a 4-d self (0)", [](const Ctx& c) { return c.dim() == 0 && c.rank() == 4 ? 0 : 1; }));
-}
+namespace {
+using S = c10::ScalarType;
 
 // The input dtypes of the convolution kernels: the integral dtypes, bfloat16, float32 and float64
 // (not bool, float16 or complex).
@@ -250,44 +224,6 @@ Spec conv_transpose2d() {
   return conv_transpose_rules(spec, trailing_channels(2));
 }
 
-// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
-//                         int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
-// Large dilations wrap the output size in 32 bits and read out of bounds: the limits keep
-// every value small.
-Spec max_pool2d_with_indices() {
-  Spec spec = Spec("max_pool2d_with_indices.default")
-      .in(pool_input({S::Float, S::Double, S::BFloat16}))
-      .in(LengthList("kernel_size").length(In(IntList{1, 2})))
-      .in(LengthList("stride").length(In(IntList{0, 1, 2})))
-      .in(LengthList("padding").length(In(IntList{1, 2})))
-      .in(LengthList("dilation").length(In(IntList{1, 2})))
-      .in(Bool("ceil_mode"));
-  return pool2d_rules(spec, true);
-}
-
-// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
-//            bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
-Spec avg_pool2d() {
-  // An int64 window whose sum is the lowest int64, divided by divisor_override -1, overflows.
-  static const auto lowest_by_minus_one = deviation("avg_pool2d.lowest_sum_by_minus_one",
-      "an int64 window summing to the lowest int64 divided by divisor_override -1 kills the process with SIGFPE "
-      "(x86 idiv traps on the overflow) instead of wrapping around",
-      "ops-fuzz sweep avg_pool2d.default --config contract,integral --seed 0 --max 1000");
-  Spec spec = Spec("avg_pool2d.default")
-      .in(pool_input({S::Float, S::Double, S::BFloat16, S::Long})
-              .deps("divisor_override")
-              .value(Avoid(lowest_by_minus_one, above_lowest_integer(" when divisor_override is -1", [](const Ctx& c) {
-                return !c.is_none("divisor_override") && c.as_int("divisor_override") == -1;
-              }))))
-      .in(LengthList("kernel_size").length(In(IntList{1, 2})))
-      .in(LengthList("stride").length(In(IntList{0, 1, 2})))
-      .in(LengthList("padding").length(In(IntList{1, 2})))
-      .in(Bool("ceil_mode"))
-      .in(Bool("count_include_pad"))
-      .in(IntOpt("divisor_override").value(Ne(0)));
-  return pool2d_rules(spec, false);
-}
-
 // col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,
 //        int[2] stride) -> Tensor
 // self is ([N,] C * kH * kW, L): one column per position of the dilated kernel in the padded
@@ -351,8 +287,7 @@ Spec grid_sampler_2d() {
 }  // namespace
 
 std::span<const SpecFn> conv_pool_specs() {
-  static constexpr SpecFn table[] = {convolution, max_pool2d_with_indices, avg_pool2d, conv1d, conv2d, conv_transpose2d,
-                                     col2im, grid_sampler_2d};
+  static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d};
   return table;
 }
 

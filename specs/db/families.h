@@ -16,6 +16,7 @@ std::span<const SpecFn> reduction_specs();
 std::span<const SpecFn> shape_specs();
 std::span<const SpecFn> indexing_specs();
 std::span<const SpecFn> conv_pool_specs();
+std::span<const SpecFn> pooling_specs();
 std::span<const SpecFn> norm_specs();
 std::span<const SpecFn> creation_specs();
 std::span<const SpecFn> view_specs();
@@ -29,5 +30,13 @@ enum class CpuFloat16 { Present, Missing };
 // float16 kernel is a deviation: valid samples avoid float16 self unless under the contract.
 Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {},
                      CpuFloat16 float16 = CpuFloat16::Present);
+
+// Window rules shared by convolution (conv_pool.cpp) and pooling (pooling.cpp).
+// A per-spatial-dim parameter list: one value for all dims, or one per dim.
+Cond param_length(std::string input);
+// The spatial output size of a convolution or pooling window (ATen's pooling_output_shape).
+Term window_count(Term in, Term kernel, Term stride, Term pad, Term dilation, Term ceil);
+Term positive_entries(const char* list);      // every entry of the int list >= 1
+Term non_negative_entries(const char* list);  // every entry of the int list >= 0
 
 }  // namespace opsfuzz::db
