@@ -1,5 +1,7 @@
 #include "specs/db/families.h"
 
+#include <algorithm>
+
 namespace opsfuzz::db {
 using namespace dsl;
 
@@ -54,28 +56,111 @@ ArgSpec channel_tensor(const char* name) {
       .size(Eq("input.size(1)", [](const Ctx& c) { return c.size("input", 1); }));
 }
 
-// A weight or bias of layer_norm: None, or input's dtype and normalized_shape.
-ArgSpec normalized_tensor(const char* name) {
+// A weight or bias of layer_norm: None, or `dtype` (input's) and normalized_shape.
+ArgSpec normalized_tensor(const char* name, Cond dtype = input_dtype()) {
   return TensorOpt(name).deps("input", "normalized_shape")
-      .dtype(input_dtype())
+      .dtype(std::move(dtype))
       .rank(Eq("len(normalized_shape)", [](const Ctx& c) { return c.length("normalized_shape"); }))
       .size(Eq("normalized_shape[d]", [](const Ctx& c) { return c.ints("normalized_shape").at(static_cast<size_t>(c.dim())); }));
+}
+
+ArgSpec layer_norm_input() {
+  return Tensor("input")
+      .dtype(In(kNormDtypes))
+      .rank(Scope(Ge(1)));  // implied by the rule on len(normalized_shape)
+}
+
+ArgSpec normalized_shape() {
+  return Shape("normalized_shape").deps("input")
+      .length(Be(1, expr("input.rank", [](const Ctx& c) { return c.rank("input"); })))
+      .value(Eq("the trailing sizes of input", [](const Ctx& c) {
+        return c.size("input", c.rank("input") - c.length() + c.position());
+      }));
 }
 
 // op(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, ...)
 Spec layer_norm_base(std::string op) {
   return Spec(std::move(op))
-      .in(Tensor("input")
-            .dtype(In(kNormDtypes))
-            .rank(Scope(Ge(1))))  // implied by the rule on len(normalized_shape)
-      .in(Shape("normalized_shape").deps("input")
-            .length(Be(1, expr("input.rank", [](const Ctx& c) { return c.rank("input"); })))
-            .value(Eq("the trailing sizes of input", [](const Ctx& c) {
-              return c.size("input", c.rank("input") - c.length() + c.position());
-            })))
+      .in(layer_norm_input())
+      .in(normalized_shape())
       .in(normalized_tensor("weight"))
       .in(normalized_tensor("bias"))
       .in(Float("eps"));
+}
+
+// Whether native_layer_norm_backward has no rows to normalize: it then returns before the kernel,
+// whose dispatch is where the dtypes are checked.
+bool no_rows(const Ctx& c) {
+  for (int64_t d = 0; d < c.rank("input") - c.length("normalized_shape"); ++d)
+    if (c.size("input", d) == 0) return true;
+  return false;
+}
+
+Cond input_dtype_with_rows() {
+  return Eq("input.dtype (unless input has no rows to normalize)", [](const Ctx& c) -> std::optional<S> {
+    if (no_rows(c)) return std::nullopt;
+    return c.dtype("input");
+  });
+}
+
+Cond input_rank() { return Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }); }
+
+// A gradient of a norm's output: input's dtype and shape. `shape` is the deviation of a kernel
+// that reads it as input.numel() elements without checking its shape.
+ArgSpec grad_like_input(const char* name, const DeviationRef& shape) {
+  return Tensor(name).deps("input", "normalized_shape")
+      .dtype(input_dtype_with_rows())
+      .rank(Unchecked(shape, input_rank()))
+      .size(Unchecked(shape, Eq("input.size(d)", [](const Ctx& c) { return c.size("input", c.dim()); })));
+}
+
+// The mean or rstd native_layer_norm saves: input's dtype, and its shape with the normalized dims 1.
+ArgSpec layer_norm_stat(const char* name, const DeviationRef& shape) {
+  return Tensor(name).deps("input", "normalized_shape")
+      .dtype(input_dtype_with_rows())
+      .rank(Unchecked(shape, input_rank()))
+      .size(Unchecked(shape, Eq("input.size(d) outside the normalized dims, 1 in them", [](const Ctx& c) {
+        return c.dim() < c.rank("input") - c.length("normalized_shape") ? c.size("input", c.dim()) : 1;
+      })));
+}
+
+// bool[3] output_mask of a norm's backward: which of the gradients of input, weight and bias to
+// compute; those of an affine tensor only when it is given.
+ArgSpec output_mask(const char* weight, const char* bias) {
+  return BoolList("output_mask").deps(weight, bias)
+      .length(Eq(3))
+      .value(Named(std::string("output_mask[1] and [2] are False when ") + weight + " and " + bias + " are None",
+                   Eq("False", [weight, bias](const Ctx& c) -> std::optional<bool> {
+                     if ((c.position() == 1 && c.is_none(weight)) || (c.position() == 2 && c.is_none(bias))) return false;
+                     return std::nullopt;
+                   })));
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean,
+//     Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+Spec native_layer_norm_backward() {
+  auto grad_shape = deviation("native_layer_norm_backward.grad_out_shape_unchecked",
+      "the kernel does not check grad_out's shape: it reads input.numel() elements of any grad_out",
+      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
+  auto stat_shape = deviation("native_layer_norm_backward.mean_rstd_shape_unchecked",
+      "the kernel does not check the shapes of mean and rstd: it reads one element per normalized row of any",
+      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
+  auto bias_dtype = deviation("native_layer_norm_backward.bias_dtype_unchecked",
+      "a bias of another dtype than input is taken when output_mask[2] is False (bias only shapes its gradient)",
+      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
+  return Spec("native_layer_norm_backward.default")
+      .in(grad_like_input("grad_out", grad_shape))
+      .in(layer_norm_input()
+            .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
+              auto t = c.tensor().dtype;
+              return std::find(kNormDtypes.begin(), kNormDtypes.end(), t) == kNormDtypes.end() ? 1 : 0;
+            }))))
+      .in(normalized_shape())
+      .in(layer_norm_stat("mean", stat_shape))
+      .in(layer_norm_stat("rstd", stat_shape))
+      .in(normalized_tensor("weight", input_dtype_with_rows()))
+      .in(normalized_tensor("bias", Unchecked(bias_dtype, input_dtype())))
+      .in(output_mask("weight", "bias"));
 }
 
 // native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
@@ -135,7 +220,8 @@ Spec batch_norm() {
 }  // namespace
 
 std::span<const SpecFn> norm_specs() {
-  static constexpr SpecFn table[] = {native_group_norm, native_layer_norm, layer_norm, group_norm, batch_norm};
+  static constexpr SpecFn table[] = {native_group_norm, native_layer_norm, layer_norm, group_norm, batch_norm,
+                                     native_layer_norm_backward};
   return table;
 }
 
