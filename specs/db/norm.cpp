@@ -8,39 +8,57 @@ using namespace dsl;
 namespace {
 using S = c10::ScalarType;
 
-// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
-//                   SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
-// The kernel checks N, C and HxW only through their product, and the rank of the input not at all.
-Spec native_group_norm() {
-  auto layouts = deviation("native_group_norm.non_contiguous_input",
+// The input of native_group_norm and its backward, which refuse inputs not contiguous in their
+// suggested memory format.
+ArgSpec group_norm_input(const std::string& op) {
+  auto layouts = deviation(op + ".non_contiguous_input",
       "the kernel refuses inputs that are not contiguous in their suggested memory format "
       "(\"Expected X.is_contiguous(memory_format)\")",
-      "ops-fuzz sweep native_group_norm.default --config contract,transposed,strided --seed 0 --max 300");
-  auto negative = deviation("native_group_norm.negative_c_hxw",
-      "negative C and HxW whose product matches are accepted and return uninitialised memory",
-      "ops-fuzz sweep native_group_norm.default --invalid --config contract --seed 0 --max 300");
-  auto affine = [](const char* name) {
-    return TensorOpt(name).deps("input", "C")
-        .dtype(Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); }))
-        .rank(Eq(1));
-  };
-  return Spec("native_group_norm.default")
-      .in(Tensor("input")
-            .contiguous(layouts)
-            .dtype(In(std::vector{S::Float, S::Double, S::BFloat16})))
-      .in(affine("weight"))
-      .in(affine("bias"))
-      .in(Int("N").deps("input"))
+      "ops-fuzz sweep " + op + ".default --config contract,transposed,strided --seed 0 --max 300");
+  return Tensor("input")
+      .contiguous(layouts)
+      .dtype(In(std::vector{S::Float, S::Double, S::BFloat16}));
+}
+
+// A weight or bias of native_group_norm: None, or input's dtype and [C]. `numel_only`: the
+// deviation of a kernel that checks only its number of elements.
+ArgSpec group_norm_affine(const char* name, const DeviationRef& numel_only = nullptr) {
+  return TensorOpt(name).deps("input", "C")
+      .dtype(Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); }))
+      .rank(numel_only ? Unchecked(numel_only, Eq(1)) : Eq(1));
+}
+
+// SymInt N, SymInt C, SymInt HxW, int group of native_group_norm and its backward.
+Spec& group_norm_sizes(Spec& spec) {
+  return spec.in(Int("N").deps("input"))
       .in(Int("C").deps("input"))
       .in(Int("HxW").deps("input"))
-      .in(Int("group").deps("C"))
-      .in(Float("eps"))
-      .joint("N >= 0", value("N") >= 0)
+      .in(Int("group").deps("C"));
+}
+
+// The kernels check N, C and HxW only through their product, and the rank of the input not at all.
+// `indivisible`: the deviation of a kernel that does not check that group divides C.
+Spec& group_norm_joints(Spec& spec, const std::string& op, const DeviationRef& indivisible = nullptr) {
+  auto negative = deviation(op + ".negative_c_hxw",
+      "negative C and HxW whose product matches are accepted and return uninitialised memory",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
+  const Term divides = value("C") % value("group") == 0;
+  if (indivisible) spec.joint_unchecked(indivisible, "C % group == 0", divides);
+  else spec.joint("C % group == 0", divides);
+  return spec.joint("N >= 0", value("N") >= 0)
       .joint_unchecked(negative, "C >= 0 and HxW >= 0", value("C") >= 0 && value("HxW") >= 0)
       .joint("N * C * HxW == input.numel()", value("N") * value("C") * value("HxW") == numel("input"))
       .joint("group >= 1", value("group") >= 1)
-      .joint("C % group == 0", value("C") % value("group") == 0)
-      .joint("weight is None or weight.size(0) == C", is_none("weight") || size("weight", 0) == value("C"))
+      .joint("weight is None or weight.size(0) == C", is_none("weight") || size("weight", 0) == value("C"));
+}
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
+//                   SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+Spec native_group_norm() {
+  Spec spec("native_group_norm.default");
+  spec.in(group_norm_input("native_group_norm")).in(group_norm_affine("weight")).in(group_norm_affine("bias"));
+  group_norm_sizes(spec).in(Float("eps"));
+  return group_norm_joints(spec, "native_group_norm")
       .joint("bias is None or bias.size(0) == C", is_none("bias") || size("bias", 0) == value("C"));
 }
 
@@ -105,11 +123,11 @@ Cond input_dtype_with_rows() {
 
 Cond input_rank() { return Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }); }
 
-// A gradient of a norm's output: input's dtype and shape. `shape` is the deviation of a kernel
-// that reads it as input.numel() elements without checking its shape.
-ArgSpec grad_like_input(const char* name, const DeviationRef& shape) {
-  return Tensor(name).deps("input", "normalized_shape")
-      .dtype(input_dtype_with_rows())
+// A gradient of a norm's output: `dtype` (input's) and input's shape. `shape` is the deviation of
+// a kernel that reads it as input.numel() elements without checking its shape.
+ArgSpec grad_like_input(const char* name, const DeviationRef& shape, Cond dtype) {
+  return Tensor(name).deps("input")
+      .dtype(std::move(dtype))
       .rank(Unchecked(shape, input_rank()))
       .size(Unchecked(shape, Eq("input.size(d)", [](const Ctx& c) { return c.size("input", c.dim()); })));
 }
@@ -127,9 +145,10 @@ ArgSpec layer_norm_stat(const char* name, const DeviationRef& shape) {
 // bool[3] output_mask of a norm's backward: which of the gradients of input, weight and bias to
 // compute; those of an affine tensor only when it is given.
 ArgSpec output_mask(const char* weight, const char* bias) {
+  std::string when = weight == std::string(bias) ? std::string(weight) + " is None" : std::string(weight) + " and " + bias + " are None";
   return BoolList("output_mask").deps(weight, bias)
       .length(Eq(3))
-      .value(Named(std::string("output_mask[1] and [2] are False when ") + weight + " and " + bias + " are None",
+      .value(Named("output_mask[1] and [2] are False when " + when,
                    Eq("False", [weight, bias](const Ctx& c) -> std::optional<bool> {
                      if ((c.position() == 1 && c.is_none(weight)) || (c.position() == 2 && c.is_none(bias))) return false;
                      return std::nullopt;
@@ -149,7 +168,7 @@ Spec native_layer_norm_backward() {
       "a bias of another dtype than input is taken when output_mask[2] is False (bias only shapes its gradient)",
       "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
   return Spec("native_layer_norm_backward.default")
-      .in(grad_like_input("grad_out", grad_shape))
+      .in(grad_like_input("grad_out", grad_shape, input_dtype_with_rows()).deps("normalized_shape"))
       .in(layer_norm_input()
             .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
               auto t = c.tensor().dtype;
@@ -217,11 +236,51 @@ Spec batch_norm() {
              value("training") == 1 || (!is_none("running_mean") && !is_none("running_var")));
 }
 
+// The mean or rstd native_group_norm saves: input's dtype, 2-d (its sizes [N, group] are joint).
+ArgSpec group_norm_stat(const char* name, const DeviationRef& shape) {
+  return Tensor(name).deps("input")
+      .dtype(input_dtype())
+      .rank(Unchecked(shape, Eq(2)));
+}
+
+Term shaped_n_by_group(const std::string& stat) {
+  return size(stat, 0) == value("N") && size(stat, 1) == value("group");
+}
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight,
+//     SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// The gradient of bias is shaped like weight: both need it.
+Spec native_group_norm_backward() {
+  const std::string op = "native_group_norm_backward";
+  auto grad_shape = deviation(op + ".grad_out_shape_unchecked",
+      "the kernel checks only grad_out's number of elements, not its shape",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
+  auto stat_shape = deviation(op + ".mean_rstd_shape_unchecked",
+      "the kernel checks only the numbers of elements of mean and rstd (N * group), not their shapes",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
+  auto indivisible = deviation(op + ".group_not_checked_to_divide_c",
+      "the kernel does not check that group divides C (native_group_norm does)",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
+  auto weight_numel = deviation(op + ".weight_numel_only",
+      "the kernel checks only that weight has C elements, not that it is 1-d",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 1000");
+  Spec spec(op + ".default");
+  spec.in(grad_like_input("grad_out", grad_shape, input_dtype()))
+      .in(group_norm_input(op))
+      .in(group_norm_stat("mean", stat_shape))
+      .in(group_norm_stat("rstd", stat_shape))
+      .in(group_norm_affine("weight", weight_numel));
+  group_norm_sizes(spec).in(output_mask("weight", "weight"));
+  return group_norm_joints(spec, op, indivisible)
+      .joint_unchecked(stat_shape, "mean.shape == [N, group]", shaped_n_by_group("mean"))
+      .joint_unchecked(stat_shape, "rstd.shape == [N, group]", shaped_n_by_group("rstd"));
+}
+
 }  // namespace
 
 std::span<const SpecFn> norm_specs() {
   static constexpr SpecFn table[] = {native_group_norm, native_layer_norm, layer_norm, group_norm, batch_norm,
-                                     native_layer_norm_backward};
+                                     native_layer_norm_backward, native_group_norm_backward};
   return table;
 }
 
