@@ -31,6 +31,10 @@ std::span<const KnownCrash> known_crashes() {
       {"reflection_pad[12]d.default", "reflection_pad[12]d.padding_length_unchecked", "Segmentation fault",
        "ops-fuzz sweep reflection_pad1d.default --invalid --seed 0 --max 200",
        "a padding list shorter than 2n is read past its end: the pads are garbage and the kernel writes out of bounds"},
+      {"native_layer_norm_backward.default", "native_layer_norm_backward.*_shape_unchecked", "Segmentation fault",
+       "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract,empty --seed 0 --max 1000",
+       "grad_out, mean and rstd are read as input.numel() and one-per-row elements whatever their shapes: a "
+       "smaller (or empty) one is read past its end"},
   };
   return table;
 }

@@ -8,16 +8,12 @@ using namespace dsl;
 namespace {
 using S = c10::ScalarType;
 
-// The input of native_group_norm and its backward, which refuse inputs not contiguous in their
-// suggested memory format.
-ArgSpec group_norm_input(const std::string& op) {
-  auto layouts = deviation(op + ".non_contiguous_input",
-      "the kernel refuses inputs that are not contiguous in their suggested memory format "
-      "(\"Expected X.is_contiguous(memory_format)\")",
-      "ops-fuzz sweep " + op + ".default --config contract,transposed,strided --seed 0 --max 300");
-  return Tensor("input")
-      .contiguous(layouts)
-      .dtype(In(std::vector{S::Float, S::Double, S::BFloat16}));
+// The input of native_group_norm and its backward. `layouts`: the deviation of a kernel that
+// refuses inputs not contiguous in their suggested memory format.
+ArgSpec group_norm_input(const DeviationRef& layouts = nullptr) {
+  ArgSpec input = Tensor("input").dtype(In(std::vector{S::Float, S::Double, S::BFloat16}));
+  if (layouts) input.contiguous(layouts);
+  return input;
 }
 
 // A weight or bias of native_group_norm: None, or input's dtype and [C]. `numel_only`: the
@@ -36,29 +32,47 @@ Spec& group_norm_sizes(Spec& spec) {
       .in(Int("group").deps("C"));
 }
 
+// A rule of the contract, or where `d` is given, a rule the kernel does not check.
+Spec& joint_rule(Spec& spec, const DeviationRef& d, std::string label, Term t) {
+  return d ? spec.joint_unchecked(d, std::move(label), std::move(t)) : spec.joint(std::move(label), std::move(t));
+}
+
+// A rule the kernel checks, except on an empty input where `empty` (when given) says it does not.
+Spec& unless_empty(Spec& spec, const DeviationRef& empty, const std::string& label, const Term& t) {
+  if (!empty) return spec.joint(label, t);
+  return spec.joint(label + " (input not empty)", implies(numel("input") > 0, t))
+      .joint_unchecked(empty, label + " (input empty)", implies(numel("input") == 0, t));
+}
+
 // The kernels check N, C and HxW only through their product, and the rank of the input not at all.
-// `indivisible`: the deviation of a kernel that does not check that group divides C.
-Spec& group_norm_joints(Spec& spec, const std::string& op, const DeviationRef& indivisible = nullptr) {
-  auto negative = deviation(op + ".negative_c_hxw",
-      "negative C and HxW whose product matches are accepted and return uninitialised memory",
-      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
-  const Term divides = value("C") % value("group") == 0;
-  if (indivisible) spec.joint_unchecked(indivisible, "C % group == 0", divides);
-  else spec.joint("C % group == 0", divides);
+// Deviations of a kernel: `negative`, it takes negative C and HxW; `indivisible`, a group that does
+// not divide C; `empty`, it checks neither group nor the signs of C and HxW on an empty input.
+Spec& group_norm_joints(Spec& spec, const DeviationRef& negative, const DeviationRef& indivisible = nullptr,
+                        const DeviationRef& empty = nullptr) {
+  const Term signs = value("C") >= 0 && value("HxW") >= 0;
+  if (negative) spec.joint_unchecked(negative, "C >= 0 and HxW >= 0", signs);
+  else unless_empty(spec, empty, "C >= 0 and HxW >= 0", signs);
+  joint_rule(spec, indivisible, "C % group == 0", value("C") % value("group") == 0);
+  unless_empty(spec, empty, "group >= 1", value("group") >= 1);
   return spec.joint("N >= 0", value("N") >= 0)
-      .joint_unchecked(negative, "C >= 0 and HxW >= 0", value("C") >= 0 && value("HxW") >= 0)
       .joint("N * C * HxW == input.numel()", value("N") * value("C") * value("HxW") == numel("input"))
-      .joint("group >= 1", value("group") >= 1)
       .joint("weight is None or weight.size(0) == C", is_none("weight") || size("weight", 0) == value("C"));
 }
 
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
 //                   SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
 Spec native_group_norm() {
+  auto layouts = deviation("native_group_norm.non_contiguous_input",
+      "the kernel refuses inputs that are not contiguous in their suggested memory format "
+      "(\"Expected X.is_contiguous(memory_format)\")",
+      "ops-fuzz sweep native_group_norm.default --config contract,transposed,strided --seed 0 --max 300");
+  auto negative = deviation("native_group_norm.negative_c_hxw",
+      "negative C and HxW whose product matches are accepted and return uninitialised memory",
+      "ops-fuzz sweep native_group_norm.default --invalid --config contract --seed 0 --max 300");
   Spec spec("native_group_norm.default");
-  spec.in(group_norm_input("native_group_norm")).in(group_norm_affine("weight")).in(group_norm_affine("bias"));
+  spec.in(group_norm_input(layouts)).in(group_norm_affine("weight")).in(group_norm_affine("bias"));
   group_norm_sizes(spec).in(Float("eps"));
-  return group_norm_joints(spec, "native_group_norm")
+  return group_norm_joints(spec, negative)
       .joint("bias is None or bias.size(0) == C", is_none("bias") || size("bias", 0) == value("C"));
 }
 
@@ -252,26 +266,26 @@ Term shaped_n_by_group(const std::string& stat) {
 // The gradient of bias is shaped like weight: both need it.
 Spec native_group_norm_backward() {
   const std::string op = "native_group_norm_backward";
-  auto grad_shape = deviation(op + ".grad_out_shape_unchecked",
-      "the kernel checks only grad_out's number of elements, not its shape",
-      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
-  auto stat_shape = deviation(op + ".mean_rstd_shape_unchecked",
-      "the kernel checks only the numbers of elements of mean and rstd (N * group), not their shapes",
-      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
-  auto indivisible = deviation(op + ".group_not_checked_to_divide_c",
-      "the kernel does not check that group divides C (native_group_norm does)",
-      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 300");
-  auto weight_numel = deviation(op + ".weight_numel_only",
-      "the kernel checks only that weight has C elements, not that it is 1-d",
-      "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 1000");
+  auto unchecked = [&op](const char* id, const char* reason) {
+    return deviation(op + "." + id, reason, "ops-fuzz sweep " + op + ".default --invalid --config contract --seed 0 --max 1000");
+  };
+  auto grad_shape = unchecked("grad_out_shape_unchecked", "the kernel checks only grad_out's number of elements, not its shape");
+  auto stat_shape = unchecked("mean_rstd_shape_unchecked",
+      "the kernel checks only the numbers of elements of mean and rstd (N * group), not their shapes");
+  auto indivisible = unchecked("group_not_checked_to_divide_c",
+      "the kernel does not check that group divides C (native_group_norm does)");
+  auto weight_numel = unchecked("weight_numel_only", "the kernel checks only that weight has C elements, not that it is 1-d");
+  auto empty = deviation(op + ".empty_input_unchecked",
+      "with an empty input the kernel checks neither group >= 1 nor C >= 0 and HxW >= 0",
+      "ops-fuzz sweep " + op + ".default --invalid --config contract,empty --seed 0 --max 1000");
   Spec spec(op + ".default");
   spec.in(grad_like_input("grad_out", grad_shape, input_dtype()))
-      .in(group_norm_input(op))
+      .in(group_norm_input())
       .in(group_norm_stat("mean", stat_shape))
       .in(group_norm_stat("rstd", stat_shape))
       .in(group_norm_affine("weight", weight_numel));
   group_norm_sizes(spec).in(output_mask("weight", "weight"));
-  return group_norm_joints(spec, op, indivisible)
+  return group_norm_joints(spec, nullptr, indivisible, empty)
       .joint_unchecked(stat_shape, "mean.shape == [N, group]", shaped_n_by_group("mean"))
       .joint_unchecked(stat_shape, "rstd.shape == [N, group]", shaped_n_by_group("rstd"));
 }
