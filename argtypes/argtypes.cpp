@@ -12,8 +12,8 @@ std::string_view name(ArgType t) {
   static constexpr std::string_view names[] = {
       "Tensor", "TensorOpt", "TensorList", "TensorOptList", "Scalar", "ScalarOpt", "ScalarType",
       "ScalarTypeOpt", "Dim", "DimOpt", "DimList", "DimListOpt", "Shape", "Index", "IndexOpt",
-      "Length", "LengthOpt", "LengthList", "Bool", "BoolOpt", "Int", "IntOpt", "Float", "FloatOpt",
-      "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt", "Layout", "LayoutOpt", "Device", "DeviceOpt"};
+      "Length", "LengthOpt", "LengthList", "LengthListOpt", "Bool", "BoolOpt", "BoolList", "Int", "IntOpt",
+      "Float", "FloatOpt", "FloatList", "FloatListOpt", "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt", "Layout", "LayoutOpt", "Device", "DeviceOpt"};
   return names[static_cast<int>(t)];
 }
 
@@ -31,7 +31,8 @@ bool is_optional(ArgType t) {
   switch (t) {
     case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
     case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
-    case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt: case ArgType::StringOpt:
+    case ArgType::LengthListOpt: case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt:
+    case ArgType::FloatListOpt: case ArgType::StringOpt:
     case ArgType::MemoryFormatOpt: case ArgType::LayoutOpt: case ArgType::DeviceOpt:
       return true;
     default:
@@ -48,9 +49,11 @@ ArgType base(ArgType t) {
     case ArgType::DimListOpt: return ArgType::DimList;
     case ArgType::IndexOpt: return ArgType::Index;
     case ArgType::LengthOpt: return ArgType::Length;
+    case ArgType::LengthListOpt: return ArgType::LengthList;
     case ArgType::BoolOpt: return ArgType::Bool;
     case ArgType::IntOpt: return ArgType::Int;
     case ArgType::FloatOpt: return ArgType::Float;
+    case ArgType::FloatListOpt: return ArgType::FloatList;
     case ArgType::StringOpt: return ArgType::String;
     case ArgType::MemoryFormatOpt: return ArgType::MemoryFormat;
     case ArgType::LayoutOpt: return ArgType::Layout;
@@ -66,7 +69,10 @@ bool is_int_list(ArgType t) {
   auto b = base(t);
   return b == ArgType::DimList || b == ArgType::Shape || b == ArgType::LengthList;
 }
-bool is_list(ArgType t) { return is_tensor_list(t) || is_int_list(t); }
+bool is_float_list(ArgType t) { return base(t) == ArgType::FloatList; }
+bool is_bool_list(ArgType t) { return t == ArgType::BoolList; }
+bool is_value_list(ArgType t) { return is_int_list(t) || is_float_list(t) || is_bool_list(t); }
+bool is_list(ArgType t) { return is_tensor_list(t) || is_value_list(t); }
 bool is_scalar(ArgType t) { return base(t) == ArgType::Scalar; }
 bool is_scalar_type(ArgType t) { return base(t) == ArgType::ScalarType; }
 bool is_memory_format(ArgType t) { return base(t) == ArgType::MemoryFormat; }
@@ -87,8 +93,8 @@ std::span<const Attribute> hierarchy(ArgType t) {
   static constexpr std::array tensor_opt_list{A::Length, A::Optional, A::Dtype, A::Rank, A::Size, A::Value};
   static constexpr std::array scalar{A::Dtype, A::Value};
   static constexpr std::array scalar_opt{A::Optional, A::Dtype, A::Value};
-  static constexpr std::array int_list{A::Length, A::Value};
-  static constexpr std::array int_list_opt{A::Optional, A::Length, A::Value};
+  static constexpr std::array value_list{A::Length, A::Value};
+  static constexpr std::array value_list_opt{A::Optional, A::Length, A::Value};
   static constexpr std::array value{A::Value};
   static constexpr std::array value_opt{A::Optional, A::Value};
   switch (t) {
@@ -98,16 +104,16 @@ std::span<const Attribute> hierarchy(ArgType t) {
     case ArgType::TensorOptList: return tensor_opt_list;
     case ArgType::Scalar: return scalar;
     case ArgType::ScalarOpt: return scalar_opt;
-    case ArgType::DimList: case ArgType::Shape: case ArgType::LengthList: return int_list;
-    case ArgType::DimListOpt: return int_list_opt;
-    default: return is_optional(t) ? std::span<const Attribute>(value_opt) : value;
+    default:
+      if (is_value_list(t)) return is_optional(t) ? std::span<const Attribute>(value_list_opt) : value_list;
+      return is_optional(t) ? std::span<const Attribute>(value_opt) : value;
   }
 }
 
 bool is_per_element(ArgType t, Attribute a) {
   if (is_tensor_list(t)) return a != A::Length;
   if (is_tensor(t)) return a == A::Size;
-  if (is_int_list(t)) return a == A::Value;
+  if (is_value_list(t)) return a == A::Value;
   return false;
 }
 

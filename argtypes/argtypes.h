@@ -18,10 +18,10 @@ enum class ArgType : uint8_t {
   Dim, DimOpt, DimList, DimListOpt,
   Shape,
   Index, IndexOpt,
-  Length, LengthOpt, LengthList,
-  Bool, BoolOpt,
+  Length, LengthOpt, LengthList, LengthListOpt,
+  Bool, BoolOpt, BoolList,
   Int, IntOpt,
-  Float, FloatOpt,
+  Float, FloatOpt, FloatList, FloatListOpt,
   String, StringOpt,
   MemoryFormat, MemoryFormatOpt,
   Layout, LayoutOpt,
@@ -41,8 +41,12 @@ std::string_view name(ScalarDtype d);
 bool is_optional(ArgType t);
 bool is_tensor(ArgType t);       // Tensor, TensorOpt
 bool is_tensor_list(ArgType t);  // TensorList, TensorOptList
-bool is_int_list(ArgType t);     // DimList(Opt), Shape, LengthList
-bool is_list(ArgType t);         // any of the two above
+bool is_int_list(ArgType t);     // DimList(Opt), Shape, LengthList(Opt)
+bool is_float_list(ArgType t);   // FloatList, FloatListOpt
+bool is_bool_list(ArgType t);    // BoolList
+// Lists of plain values (int, float or bool lists): a Length, then one Value per entry.
+bool is_value_list(ArgType t);
+bool is_list(ArgType t);         // tensor lists and value lists
 bool is_scalar(ArgType t);       // Scalar, ScalarOpt
 bool is_scalar_type(ArgType t);  // ScalarType, ScalarTypeOpt
 bool is_memory_format(ArgType t);

@@ -31,6 +31,13 @@ int64_t as_int(const Value& v) {
   return static_cast<int64_t>(as_double(v));
 }
 
+size_t list_length(const Value& v) {
+  if (auto* l = std::get_if<IntList>(&v)) return l->size();
+  if (auto* l = std::get_if<Floats>(&v)) return l->size();
+  if (auto* l = std::get_if<Bools>(&v)) return l->size();
+  throw std::invalid_argument("not a list: " + to_string(v));
+}
+
 Value coerce(VarType t, const Value& v) {
   if (!is_numeric(v)) return v;
   switch (t) {
@@ -56,6 +63,13 @@ std::string double_text(double d) {
   return s;
 }
 
+// "[a, b]" of the entries' texts.
+template <class List> std::string list_text(const List& l) {
+  std::string s = "[";
+  for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + to_string(Value(static_cast<typename List::value_type>(l[i])));
+  return s + "]";
+}
+
 }  // namespace
 
 std::string to_string(const Value& v) {
@@ -69,11 +83,9 @@ std::string to_string(const Value& v) {
     std::string operator()(c10::MemoryFormat f) const { return std::string(name(f)); }
     std::string operator()(c10::Layout l) const { return std::string(name(l)); }
     std::string operator()(c10::DeviceType d) const { return c10::DeviceTypeName(d, /*lower_case=*/true); }
-    std::string operator()(const IntList& l) const {
-      std::string s = "[";
-      for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);
-      return s + "]";
-    }
+    std::string operator()(const IntList& l) const { return list_text(l); }
+    std::string operator()(const Floats& l) const { return list_text(l); }
+    std::string operator()(const Bools& l) const { return list_text(l); }
   } visitor;
   return std::visit(visitor, v);
 }

@@ -88,8 +88,8 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   if (is_memory_format(type)) return VariableSpace(VarType::MemoryFormat);
   if (is_layout(type)) return VariableSpace(VarType::Layout);
   if (is_device(type)) return VariableSpace(VarType::Device);
-  if (is_bool(type)) return VariableSpace(VarType::Bool);
-  if (is_float(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
+  if (is_bool(type) || is_bool_list(type)) return VariableSpace(VarType::Bool);
+  if (is_float(type) || is_float_list(type)) return VariableSpace::range(VarType::Float, lim.float_lo, lim.float_hi);
   if (is_string(type)) return VariableSpace(VarType::String);
   if (b == ArgType::Shape) return VariableSpace::range(VarType::Int, lim.length_lo, lim.max_size);
   if (b == ArgType::Length || b == ArgType::LengthList)
@@ -197,15 +197,26 @@ Value AttributeEngine::pick(const VariableSpace& s, Rng& rng) const {
 
 // ---- StructuralEngine --------------------------------------------------------------------
 
-bool StructuralEngine::solve(Attribute a, int64_t count, IntList& out) {
+template <class T> bool StructuralEngine::solve(Attribute a, int64_t count, std::vector<T>& out) {
   out.clear();
   owner_.negate_at_ = count > 0 ? static_cast<int64_t>(owner_.rng_->index(static_cast<size_t>(count))) : 0;
   for (int64_t i = 0; i < count; ++i) {
     Value v;
-    if (!owner_.choose(a, i, count, &out, v)) return false;
-    out.push_back(as_int(v));
+    const IntList* solved = nullptr;  // what c.solved() offers: the sizes or int entries before
+    if constexpr (std::is_same_v<T, int64_t>) solved = &out;
+    if (!owner_.choose(a, i, count, solved, v)) return false;
+    if constexpr (std::is_same_v<T, bool>) out.push_back(as_double(v) != 0);
+    else if constexpr (std::is_same_v<T, double>) out.push_back(as_double(v));
+    else out.push_back(as_int(v));
   }
   return true;
+}
+
+template <class T> bool StructuralEngine::solve_list(int64_t count, Value& out) {
+  std::vector<T> list;
+  bool ok = solve(A::Value, count, list);
+  out = std::move(list);
+  return ok;
 }
 
 // ---- MetaArgEngine -----------------------------------------------------------------------
@@ -374,11 +385,12 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
     ok = choose(A::Dtype, -1, -1, nullptr, v);
     if (ok) out.scalar_dtype = std::get<ScalarDtype>(v);
     ok = ok && choose(A::Value, -1, -1, nullptr, out.value);
-  } else if (is_int_list(type)) {
-    ok = choose(A::Length, -1, -1, nullptr, v);
-    IntList list;
-    ok = ok && StructuralEngine(*this).solve(A::Value, as_int(v), list);
-    out.value = std::move(list);
+  } else if (is_value_list(type)) {
+    if (!choose(A::Length, -1, -1, nullptr, v)) return false;
+    StructuralEngine entries(*this);
+    if (is_float_list(type)) ok = entries.solve_list<double>(as_int(v), out.value);
+    else if (is_bool_list(type)) ok = entries.solve_list<bool>(as_int(v), out.value);
+    else ok = entries.solve_list<int64_t>(as_int(v), out.value);
   } else {
     ok = choose(A::Value, -1, -1, nullptr, out.value);
     if (ok && is_int(type)) out.value = as_int(out.value);

@@ -72,8 +72,11 @@ class MetaArgEngine;
 class StructuralEngine {
  public:
   explicit StructuralEngine(MetaArgEngine& owner) : owner_(owner) {}
-  // Solves `count` per-element variables of attribute `a` in order, each seeing the ones before.
-  bool solve(Attribute a, int64_t count, IntList& out);
+  // Solves `count` per-element variables of attribute `a` in order, each seeing the ones before
+  // (a shape's sizes and an int list's entries; a float or bool list's are not offered).
+  template <class T> bool solve(Attribute a, int64_t count, std::vector<T>& out);
+  // The `count` entries of a value list of T (int64_t, double or bool) into `out`.
+  template <class T> bool solve_list(int64_t count, Value& out);
 
  private:
   MetaArgEngine& owner_;

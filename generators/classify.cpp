@@ -57,6 +57,20 @@ IntList observe_ints(const ArgSpec& arg, const c10::IValue& v) {
   return out;
 }
 
+// A float list's entries (ints taken as floats, as the binding does), or a bool list's.
+Value observe_entries(const ArgSpec& arg, const c10::IValue& v) {
+  const bool floats = is_float_list(arg.type);
+  if (!v.isList()) mismatch(arg, floats ? "a list of floats" : "a list of bools", v);
+  Floats f;
+  Bools b;
+  for (const c10::IValue& e : v.toListRef()) {
+    if (floats && (e.isDouble() || e.isInt())) f.push_back(e.isDouble() ? e.toDouble() : static_cast<double>(e.toInt()));
+    else if (!floats && e.isBool()) b.push_back(e.toBool());
+    else mismatch(arg, floats ? "a list of floats" : "a list of bools", v);
+  }
+  return floats ? Value(std::move(f)) : Value(std::move(b));
+}
+
 // The value of an argument that is neither a tensor, a scalar nor an int list, as the engine
 // holds it (its universe's representation).
 Value observe_value(const ArgSpec& arg, const c10::IValue& v) {
@@ -77,8 +91,8 @@ Config widened(Config cfg, const std::vector<MetaArg>& metas) {
   for (const MetaArg& m : metas) {
     if (m.none) continue;
     if (is_tensor(m.argtype)) cfg.limits.max_rank = std::max<int64_t>(cfg.limits.max_rank, m.tensor().shape.size());
-    if (is_int_list(m.argtype))
-      cfg.limits.max_int_list = std::max<int64_t>(cfg.limits.max_int_list, std::get<IntList>(m.value).size());
+    if (is_value_list(m.argtype))
+      cfg.limits.max_int_list = std::max<int64_t>(cfg.limits.max_int_list, list_length(m.value));
   }
   return cfg;
 }
@@ -100,10 +114,10 @@ Assignment assignment(const JointProblem& p, const std::vector<MetaArg>& metas) 
       for (size_t d = 0; d < shape.size(); ++d) set(JointAttr::Size, static_cast<int64_t>(d), shape[d]);
     } else if (is_tensor_list(m.argtype)) {
       set(JointAttr::Length, -1, static_cast<int64_t>(m.tensors.size()));
-    } else if (is_int_list(m.argtype)) {
-      const IntList& list = std::get<IntList>(m.value);
-      set(JointAttr::Length, -1, static_cast<int64_t>(list.size()));
-      for (size_t k = 0; k < list.size(); ++k) set(JointAttr::Elem, static_cast<int64_t>(k), list[k]);
+    } else if (is_value_list(m.argtype)) {
+      set(JointAttr::Length, -1, static_cast<int64_t>(list_length(m.value)));
+      if (const IntList* list = std::get_if<IntList>(&m.value))  // joint terms read int entries
+        for (size_t k = 0; k < list->size(); ++k) set(JointAttr::Elem, static_cast<int64_t>(k), (*list)[k]);
     } else if (!is_scalar(m.argtype) && is_numeric(m.value)) {
       set(JointAttr::Value, -1, as_int(m.value));
     }
@@ -135,7 +149,7 @@ class Walk {
   MetaArg observe_arg(int i) const;
   void argument(int i);
   void tensor(TensorMeta& t, const TensorMeta& seen, const c10::IValue& value, int64_t count, bool optional_entry);
-  void int_list(const IntList& seen);
+  template <class T> void value_list(const std::vector<T>& seen);
   // Tests the observed value of attribute `a` (element `element` of `count`, after `solved`).
   void check(Attribute a, const Value& seen, int64_t element = -1, int64_t count = -1, const IntList* solved = nullptr);
   void check_elements(const at::Tensor& data, int64_t count);
@@ -191,7 +205,11 @@ void Walk::argument(int i) {
     self_.scalar_dtype = seen.scalar_dtype;
     check(A::Value, seen.value);
   } else if (is_int_list(type)) {
-    int_list(std::get<IntList>(seen.value));
+    value_list(std::get<IntList>(seen.value));
+  } else if (is_float_list(type)) {
+    value_list(std::get<Floats>(seen.value));
+  } else if (is_bool_list(type)) {
+    value_list(std::get<Bools>(seen.value));
   } else {
     check(A::Value, seen.value);
   }
@@ -224,13 +242,18 @@ void Walk::tensor(TensorMeta& t, const TensorMeta& seen, const c10::IValue& valu
   check_elements(value.toTensor(), count);
 }
 
-void Walk::int_list(const IntList& seen) {
+template <class T> void Walk::value_list(const std::vector<T>& seen) {
   int64_t n = static_cast<int64_t>(seen.size());
   check(A::Length, n);
   IntList solved;  // the engine solves entries into a list of its own; self's value comes last
   for (int64_t i = 0; i < n; ++i) {
-    check(A::Value, seen[static_cast<size_t>(i)], i, n, &solved);
-    solved.push_back(seen[static_cast<size_t>(i)]);
+    const T entry = seen[static_cast<size_t>(i)];
+    if constexpr (std::is_same_v<T, int64_t>) {
+      check(A::Value, entry, i, n, &solved);
+      solved.push_back(entry);
+    } else {
+      check(A::Value, entry, i, n);
+    }
   }
   self_.value = seen;
 }
@@ -324,6 +347,8 @@ MetaArg observe(const ArgSpec& arg, const c10::IValue& value) {
     observe_scalar(arg, value, m);
   } else if (is_int_list(arg.type)) {
     m.value = observe_ints(arg, value);
+  } else if (is_value_list(arg.type)) {
+    m.value = observe_entries(arg, value);
   } else {
     m.value = observe_value(arg, value);
   }

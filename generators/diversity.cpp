@@ -21,7 +21,8 @@ uint64_t splitmix(uint64_t x) {
 uint64_t mix(uint64_t h, uint64_t v) { return splitmix(h ^ splitmix(v)); }
 
 // Tags keep the classes of different kinds of value apart (None vs the integer class 0, ...).
-enum Tag : uint64_t { kNone = 1, kTensor, kTensorList, kNoneEntry, kScalar, kIntList, kInt, kFloat, kBool, kExact };
+enum Tag : uint64_t { kNone = 1, kTensor, kTensorList, kNoneEntry, kScalar, kIntList, kInt, kFloat, kBool, kExact,
+                      kFloatList, kBoolList };
 
 uint64_t int_class(int64_t v) { return v < -1 ? 0 : v == -1 ? 1 : v == 0 ? 2 : v == 1 ? 3 : 4; }
 uint64_t float_class(double v) { return std::isnan(v) ? 3 : v < 0 ? 0 : v == 0 ? 1 : 2; }
@@ -71,6 +72,16 @@ uint64_t diversity_class(const MetaArg& m) {
   if (is_int_list(type)) {
     uint64_t h = kIntList;
     for (int64_t v : std::get<IntList>(m.value)) h = mix(h, int_class(v));
+    return h;
+  }
+  if (is_float_list(type)) {
+    uint64_t h = kFloatList;
+    for (double v : std::get<Floats>(m.value)) h = mix(h, float_class(v));
+    return h;
+  }
+  if (is_bool_list(type)) {
+    uint64_t h = kBoolList;
+    for (bool v : std::get<Bools>(m.value)) h = mix(h, v);
     return h;
   }
   if (is_bool(type)) return mix(kBool, as_double(m.value) != 0);

@@ -17,6 +17,7 @@
 //                               element values do not count
 //   int list (dims, shapes)     the ordered tuple of its entries' integer classes: the length and
 //                               which entry is what both count; [] is a class of its own
+//   float list, bool list       the same, of its entries' float classes or values
 //   tensor list                 the ordered tuple of its entries' tensor classes (None entries: None)
 #pragma once
 

@@ -187,6 +187,12 @@ c10::IValue ArgumentGenerator::generate(const MetaArg& meta, Rng& rng) const {
     }
   }
   if (is_int_list(type)) return c10::IValue(std::get<IntList>(meta.value));
+  if (is_float_list(type)) return c10::IValue(std::get<Floats>(meta.value));
+  if (is_bool_list(type)) {
+    c10::List<bool> list;
+    for (bool b : std::get<Bools>(meta.value)) list.push_back(b);
+    return list;
+  }
   if (is_scalar_type(type)) return std::get<c10::ScalarType>(meta.value);
   if (is_memory_format(type)) return std::get<c10::MemoryFormat>(meta.value);
   if (is_layout(type)) return std::get<c10::Layout>(meta.value);

@@ -12,7 +12,7 @@ const std::vector<Spec>& spec_db() {
     std::vector<Spec> specs;
     for (auto family : {db::binary_specs, db::unary_specs, db::reduction_specs, db::shape_specs, db::indexing_specs,
                         db::conv_pool_specs, db::pooling_specs, db::norm_specs, db::creation_specs,
-                        db::view_specs, db::padding_specs, db::linalg_specs})
+                        db::view_specs, db::padding_specs, db::linalg_specs, db::upsample_specs})
       for (db::SpecFn build : family()) {
         specs.push_back(build());
         specs.back().check();  // an unknown name or a cycle fails at start-up, naming the spec

@@ -29,7 +29,9 @@ bool matches(ArgType a, const c10::Type& t) {
     case ArgType::Dim: case ArgType::Index: case ArgType::Length: case ArgType::Int: return is_int_kind(t);
     case ArgType::DimList: case ArgType::Shape: case ArgType::LengthList: return list_of(t, is_int_kind);
     case ArgType::Bool: return t.kind() == K::BoolType;
+    case ArgType::BoolList: return list_of(t, [](const c10::Type& e) { return e.kind() == K::BoolType; });
     case ArgType::Float: return t.kind() == K::FloatType;
+    case ArgType::FloatList: return list_of(t, [](const c10::Type& e) { return e.kind() == K::FloatType; });
     case ArgType::String: return t.kind() == K::StringType;
     case ArgType::MemoryFormat: return t.kind() == K::MemoryFormatType;
     case ArgType::Layout: return t.kind() == K::LayoutType;
@@ -84,8 +86,8 @@ std::string schema_kinds(ArgType t) {
   static const char* const kinds[] = {
       "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Scalar", "Scalar?", "ScalarType", "ScalarType?",
       "int", "int?", "int[]", "int[]?", "int[] or SymInt[]", "int or SymInt", "int? or SymInt?",
-      "int or SymInt", "int? or SymInt?", "int[] or SymInt[]", "bool", "bool?", "int or SymInt",
-      "int? or SymInt?", "float", "float?", "str", "str?", "MemoryFormat", "MemoryFormat?", "Layout", "Layout?", "Device", "Device?"};
+      "int or SymInt", "int? or SymInt?", "int[] or SymInt[]", "int[]? or SymInt[]?", "bool", "bool?",
+      "bool[]", "int or SymInt", "int? or SymInt?", "float", "float?", "float[]", "float[]?", "str", "str?", "MemoryFormat", "MemoryFormat?", "Layout", "Layout?", "Device", "Device?"};
   static_assert(std::size(kinds) == static_cast<size_t>(ArgType::DeviceOpt) + 1);
   return kinds[static_cast<int>(t)];
 }

@@ -37,7 +37,7 @@ int64_t Ctx::numel(std::string_view arg) const {
 int64_t Ctx::length(std::string_view arg) const {
   const auto& m = meta(arg);
   if (is_tensor_list(m.argtype)) return static_cast<int64_t>(m.tensors.size());
-  return static_cast<int64_t>(std::get<IntList>(m.value).size());
+  return static_cast<int64_t>(list_length(m.value));
 }
 
 int64_t Ctx::element(Attribute a) const {
@@ -70,7 +70,7 @@ std::string ArgSpec::subject(Attribute a) const {
     case Attribute::Size: return t + ".size(d)";
     case Attribute::Value:
       if (has_tensors(type)) return t + " values";
-      return is_int_list(type) ? name + "[i]" : name;
+      return is_value_list(type) ? name + "[i]" : name;
   }
   return t;
 }

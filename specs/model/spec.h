@@ -73,10 +73,10 @@ class Ctx {
   // Solving a Size: the dim being solved, of rank() dims.
   int64_t dim() const { return element(Attribute::Size); }
   int64_t rank() const { return count(Attribute::Size); }
-  // Solving the entries of an int list: the entry being solved, of length() entries.
+  // Solving the entries of a value list: the entry being solved, of length() entries.
   int64_t position() const { return element(Attribute::Value); }
   int64_t length() const { return count(Attribute::Value); }
-  // The sizes or entries solved before this one.
+  // The sizes or int list entries solved before this one.
   const IntList& solved() const;
 
   // Set by the engine: which element of attribute `a` is being solved.

@@ -1,6 +1,9 @@
 #include "argtypes/argtypes.h"
 #include "argtypes/names.h"
 #include "argtypes/rng.h"
+#include "argtypes/value.h"
+
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -22,6 +25,38 @@ TEST(ArgType, Predicates) {
   EXPECT_TRUE(is_device(ArgType::DeviceOpt) && is_optional(ArgType::DeviceOpt));
   EXPECT_FALSE(is_device(ArgType::Layout));
   EXPECT_EQ(name(ArgType::DeviceOpt), "DeviceOpt");
+}
+
+TEST(ArgType, FloatBoolAndOptionalLengthLists) {
+  using A = Attribute;
+  EXPECT_EQ(base(ArgType::FloatListOpt), ArgType::FloatList);
+  EXPECT_TRUE(is_optional(ArgType::FloatListOpt) && !is_optional(ArgType::FloatList));
+  EXPECT_TRUE(is_float_list(ArgType::FloatListOpt) && !is_float(ArgType::FloatList));
+  EXPECT_TRUE(is_bool_list(ArgType::BoolList) && !is_bool(ArgType::BoolList) && !is_optional(ArgType::BoolList));
+  EXPECT_EQ(base(ArgType::LengthListOpt), ArgType::LengthList);
+  EXPECT_TRUE(is_int_list(ArgType::LengthListOpt) && is_optional(ArgType::LengthListOpt));
+  for (ArgType t : {ArgType::FloatList, ArgType::FloatListOpt, ArgType::BoolList, ArgType::LengthListOpt}) {
+    EXPECT_TRUE(is_value_list(t) && is_list(t)) << name(t);
+    EXPECT_FALSE(is_int_list(t) && (is_float_list(t) || is_bool_list(t))) << name(t);
+    EXPECT_TRUE(is_per_element(t, A::Value) && !is_per_element(t, A::Length)) << name(t);
+  }
+  auto h = hierarchy(ArgType::FloatListOpt);
+  EXPECT_EQ(std::vector<A>(h.begin(), h.end()), (std::vector<A>{A::Optional, A::Length, A::Value}));
+  auto b = hierarchy(ArgType::BoolList);
+  EXPECT_EQ(std::vector<A>(b.begin(), b.end()), (std::vector<A>{A::Length, A::Value}));
+  EXPECT_EQ(name(ArgType::FloatListOpt), "FloatListOpt");
+  EXPECT_EQ(name(ArgType::BoolList), "BoolList");
+  EXPECT_EQ(name(ArgType::LengthListOpt), "LengthListOpt");
+  EXPECT_EQ(name(ArgType::String), "String");  // the names after the new ones still line up
+}
+
+TEST(Value, ListsPrintAsPythonAndHaveLengths) {
+  EXPECT_EQ(to_string(Value(Floats{0.5, 2, -INFINITY})), "[0.5, 2.0, -inf]");
+  EXPECT_EQ(to_string(Value(Bools{true, false})), "[True, False]");
+  EXPECT_EQ(to_string(Value(IntList{1, -2})), "[1, -2]");
+  EXPECT_EQ(list_length(Value(Floats{1, 2, 3})), 3u);
+  EXPECT_EQ(list_length(Value(Bools{})), 0u);
+  EXPECT_THROW(list_length(Value(2.5)), std::invalid_argument);
 }
 
 TEST(ArgType, HierarchiesFollowTheSolvingOrder) {

@@ -186,6 +186,43 @@ TEST(MetaArgTupleEngine, PerElementConstraintsSeeThePartialList) {
   }
 }
 
+TEST(MetaArgTupleEngine, FloatAndBoolListsHaveALengthAndOneValuePerEntry) {
+  Spec s("t.lists");
+  s.in(Tensor("input").rank(Be(3, 4)))
+      .in(FloatListOpt("scales").deps("input")
+              .length(Eq("input.rank - 2", [](const Ctx& c) { return c.rank("input") - 2; }))
+              .value(Be(0.5, 2)))
+      .in(BoolList("mask").length(Eq(3)));
+  EXPECT_EQ(s.args()[1].constraints[0].label, "len(scales) == input.rank - 2");
+  EXPECT_EQ(s.args()[1].constraints[1].label, "scales[i] in [0.5, 2]");
+  MetaArgTupleEngine engine(s, Config{});
+  std::set<bool> masks, nones;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    auto t = solve_one(s, {1, Attribute::Optional, -1}, static_cast<int>(seed % 2), seed, engine);
+    nones.insert(t.metas[1].none);
+    if (!t.metas[1].none) {
+      const auto& scales = std::get<Floats>(t.metas[1].value);
+      EXPECT_EQ(static_cast<int64_t>(scales.size()), static_cast<int64_t>(t.metas[0].tensor().shape.size()) - 2);
+      for (double x : scales) EXPECT_TRUE(x >= 0.5 && x <= 2) << x;
+    }
+    const auto& mask = std::get<Bools>(t.metas[2].value);
+    ASSERT_EQ(mask.size(), 3u);
+    masks.insert(mask.begin(), mask.end());
+  }
+  EXPECT_EQ(nones.size(), 2u);
+  EXPECT_EQ(masks.size(), 2u);
+  auto tasks = engine.invalid_tasks();  // input.rank, len(scales), scales[i], len(mask)
+  ASSERT_EQ(tasks.size(), 4u);
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    auto bad = solve_one(s, tasks[2], 0, seed, engine);
+    EXPECT_EQ(bad.violated, "scales[i] in [0.5, 2]");
+    const auto& scales = std::get<Floats>(bad.metas[1].value);
+    EXPECT_TRUE(std::any_of(scales.begin(), scales.end(), [](double x) { return !(x >= 0.5 && x <= 2); }));
+    auto short_mask = solve_one(s, tasks[3], 0, seed, engine);
+    EXPECT_NE(std::get<Bools>(short_mask.metas[2].value).size(), 3u);
+  }
+}
+
 TEST(MetaArgTupleEngine, UnsatisfiableSpaceNamesOpArgumentAndConstraints) {
   Spec s("t.unsat");
   s.in(Tensor("self").rank(Ge(3)).rank(Le(2)));

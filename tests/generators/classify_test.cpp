@@ -163,6 +163,18 @@ TEST(ClassifyRoles, AnInputOfTheWrongKindNamesTheArgument) {
   }
 }
 
+TEST(ClassifyRoles, FloatAndBoolListsEntryByEntry) {
+  Spec s("lists.default");
+  s.in(FloatListOpt("scales").length(Eq(2)).value(Gt(0))).in(BoolList("mask").length(Eq(3)));
+  auto broken = [&](c10::IValue scales, c10::IValue mask) { return join(classify(s, {std::move(scales), std::move(mask)}).broken); };
+  c10::List<bool> mask({true, false, true});
+  EXPECT_EQ(broken(c10::List<double>({0.5, 2}), mask), "{}");
+  EXPECT_EQ(broken(c10::IValue(), mask), "{}");
+  EXPECT_EQ(broken(c10::List<double>({0.5, 0}), mask), "{scales[i] > 0}");
+  EXPECT_EQ(broken(c10::List<double>({1}), c10::List<bool>({true})), "{len(mask) == 3; len(scales) == 2}");
+  EXPECT_THROW(classify(s, {c10::List<bool>({true, true}), mask}), ObserveError);
+}
+
 TEST(ClassifyRoles, AConstraintUndefinedOnTheInputsIsNeitherKeptNorBroken) {
   Spec s("pick.default");
   s.in(Tensor("self"))

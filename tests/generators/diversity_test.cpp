@@ -110,6 +110,14 @@ TEST(DiversityClasses, IntListsByOrderedEntryClasses) {
   EXPECT_EQ(count_one(v).first, 5u);  // [] [>1,>1] [-1,0] [0,-1] [>1,>1,>1]
 }
 
+TEST(DiversityClasses, FloatAndBoolListsByOrderedEntries) {
+  std::vector<MetaArg> v{value_arg(ArgType::FloatList, Floats{}), value_arg(ArgType::FloatList, Floats{0.5, 2}),
+                         value_arg(ArgType::FloatList, Floats{3, 0.25}), value_arg(ArgType::FloatList, Floats{0, -1}),
+                         value_arg(ArgType::FloatList, Floats{-1, 0}), value_arg(ArgType::BoolList, Bools{}),
+                         value_arg(ArgType::BoolList, Bools{true, false}), value_arg(ArgType::BoolList, Bools{false, true})};
+  EXPECT_EQ(count_one(v).first, 7u);  // [] [>0,>0] [0,<0] [<0,0]; [] [T,F] [F,T]
+}
+
 TEST(DiversityClasses, TensorListsByOrderedEntries) {
   auto list = [](std::vector<TensorMeta> entries) {
     MetaArg m;

@@ -108,6 +108,18 @@ TEST(ArgumentGenerator, SchemaTypes) {
   list.argtype = ArgType::DimList;
   list.value = IntList{0, -1};
   EXPECT_EQ(gen.generate(list, rng).toIntVector(), (std::vector<int64_t>{0, -1}));
+  MetaArg floats;
+  floats.argtype = ArgType::FloatListOpt;
+  floats.value = Floats{0.5, 2};
+  c10::IValue f = gen.generate(floats, rng);
+  ASSERT_TRUE(f.isDoubleList());  // the typed lists the kernels unbox
+  EXPECT_EQ(f.toDoubleVector(), (std::vector<double>{0.5, 2}));
+  MetaArg bools;
+  bools.argtype = ArgType::BoolList;
+  bools.value = Bools{true, false, true};
+  c10::IValue b = gen.generate(bools, rng);
+  ASSERT_TRUE(b.isBoolList());
+  EXPECT_EQ(b.toBoolList().vec(), (std::vector<bool>{true, false, true}));
   MetaArg scalar;
   scalar.argtype = ArgType::Scalar;
   scalar.scalar_dtype = ScalarDtype::Float;

@@ -249,6 +249,12 @@ TEST(TypedLists, IntFloatBoolTensorAndOptionalTensorLists) {
   Stack up = call("upsample_nearest2d.vec", {img, c10::IValue(), generic_list({2, 2})});
   EXPECT_EQ(up[0].toTensor().sizes(), at::IntArrayRef({1, 1, 4, 4}));
 
+  // The typed lists the generators make (FloatList, BoolList arguments) pass as they are.
+  c10::IValue doubles(c10::List<double>({0.5, 2}));
+  EXPECT_TRUE(coerce(doubles, c10::ListType::ofFloats())->is(doubles));
+  c10::IValue bools(c10::List<bool>({true, false, true}));
+  EXPECT_TRUE(coerce(bools, c10::ListType::ofBools(), 3)->is(bools));
+
   auto bool_list = coerce(generic_list({true, false}), c10::ListType::ofBools());
   ASSERT_TRUE(bool_list);
   EXPECT_TRUE(bool_list->isBoolList());

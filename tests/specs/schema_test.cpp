@@ -80,6 +80,19 @@ TEST(SchemaCheck, KindsOptionalityAndOrderAreCaught) {
             "index_select.default against aten::index_select: argument 'dim' comes later in the spec than in the schema\n");
 }
 
+TEST(SchemaCheck, FloatBoolAndOptionalLengthListKinds) {
+  Spec ok("upsample_nearest1d.vec");
+  ok.in(Tensor("input")).in(LengthListOpt("output_size")).in(FloatListOpt("scale_factors"));
+  EXPECT_EQ(joined(mismatches(ok)), "");
+  Spec bad("upsample_nearest1d.vec");
+  bad.in(Tensor("input")).in(LengthList("output_size")).in(BoolList("scale_factors"));
+  EXPECT_EQ(joined(mismatches(bad)),
+            "upsample_nearest1d.vec against aten::upsample_nearest1d.vec: argument 'output_size' is optional in the "
+            "schema (int[]?) but LengthList in the spec\n"
+            "upsample_nearest1d.vec against aten::upsample_nearest1d.vec: argument 'scale_factors' is BoolList in the "
+            "spec (bool[]) but float[]? in the schema\n");
+}
+
 TEST(SchemaCheck, LayoutAndDeviceKinds) {
   Spec ok("zeros.default");
   ok.in(Shape("size")).kw(ScalarTypeOpt("dtype")).kw(LayoutOpt("layout")).kw(DeviceOpt("device")).kw(BoolOpt("pin_memory"));
