@@ -322,7 +322,7 @@ DeviationRef negative_sizes(const std::string& op) {
   return deviation(op_base(op) + ".negative_output_size_unchecked",
       "negative output sizes are not checked: beside an output size of 0 or an empty batch or channel dim "
       "the result is empty and they are taken",
-      "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
+      "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 1000");
 }
 
 // adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor: adaptive_avg_pool2d of self with
