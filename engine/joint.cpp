@@ -294,21 +294,24 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   // An instance already decided without this slot stays decided whatever its value; one that
   // this slot's ends leave undecided waits for later slots (the look-ahead covers it).
+  // The space is enumerated only when some instance is still undecided.
   std::vector<const JointProblem::Instance*> open;
-  auto& known = fixed_.known[static_cast<size_t>(slot)];
+  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)])
+    if (!problem_.eval(in->program, fixed_)) open.push_back(in);
+  if (open.empty()) return;
   const std::vector<Value> values = space.enumerate(static_cast<size_t>(n));
   if (values.empty()) return;
+  auto& known = fixed_.known[static_cast<size_t>(slot)];
   const int64_t ends[] = {as_int(values.front()), as_int(values.back())};
-  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)]) {
-    if (problem_.eval(in->program, fixed_)) continue;
+  std::erase_if(open, [&](const JointProblem::Instance* in) {
     bool decides = false;
     for (int64_t end : ends) {
       fixed_.set(slot, end);
       decides = decides || problem_.eval(in->program, fixed_).has_value();
     }
     known = 0;
-    if (decides) open.push_back(in);
-  }
+    return !decides;
+  });
   if (open.empty()) return;
   std::vector<Value> out;
   for (const Value& v : values) {
