@@ -97,10 +97,31 @@ VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile pr
   }
   for (double v : favoured) admit(favoured_, v);
   for (const auto& w : windows_) total_ += w.hi - w.lo + (is_int_ ? 1 : 0);
-  plain_ = profile == ValueProfile::Uniform && space.is_interval() && windows_.size() == 1;
-  if (plain_) {
+  single_window_ = space.is_interval() && windows_.size() == 1;
+  plain_ = profile == ValueProfile::Uniform && single_window_;
+  if (single_window_) {
     lo_ = windows_[0].lo, width_ = windows_[0].hi - windows_[0].lo;
     span_ = static_cast<uint64_t>(width_) + 1;
+  }
+  set_mixture();
+}
+
+void VariableGenerator::set_mixture() {
+  auto mix = [&](double uniform_share, std::vector<double> table) {
+    if (table.empty()) return;
+    table_ = std::move(table);
+    uniform_below_ = static_cast<uint64_t>(uniform_share * 0x1.0p32);
+  };
+  switch (profile_) {
+    case ValueProfile::Uniform: break;
+    case ValueProfile::Boundary: mix(0.25, boundaries_); break;
+    case ValueProfile::Special:
+    case ValueProfile::Extremes:
+    case ValueProfile::Rounding:
+    case ValueProfile::Integral: mix(0.5, favoured_); break;
+    case ValueProfile::Zeros: mix(0, {nearest(0)}); break;
+    case ValueProfile::SmallInt: mix(0, {nearest(-3), nearest(-2), nearest(-1), nearest(0), nearest(1), nearest(2), nearest(3)}); break;
+    case ValueProfile::Sparse: mix(0.2, {nearest(0)}); break;
   }
 }
 
@@ -135,23 +156,6 @@ double VariableGenerator::uniform(Rng& rng) {
   }
   if (is_int_) return static_cast<double>(rng.uniform_int(static_cast<int64_t>(w->lo), static_cast<int64_t>(w->hi)));
   return rng.uniform_real(w->lo, w->hi);
-}
-
-double VariableGenerator::next_profiled(Rng& rng) {
-  switch (profile_) {
-    case ValueProfile::Uniform: return uniform(rng);
-    case ValueProfile::Boundary:
-      return boundaries_.empty() || rng.chance(0.25) ? uniform(rng) : boundaries_[rng.index(boundaries_.size())];
-    case ValueProfile::Special:
-    case ValueProfile::Extremes:
-    case ValueProfile::Rounding:
-    case ValueProfile::Integral:
-      return favoured_.empty() || rng.chance(0.5) ? uniform(rng) : favoured_[rng.index(favoured_.size())];
-    case ValueProfile::Zeros: return nearest(0);
-    case ValueProfile::SmallInt: return nearest(static_cast<double>(rng.uniform_int(-3, 3)));
-    case ValueProfile::Sparse: return rng.chance(0.8) ? nearest(0) : uniform(rng);
-  }
-  return uniform(rng);
 }
 
 }  // namespace opsfuzz

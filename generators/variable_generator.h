@@ -19,9 +19,14 @@ class VariableGenerator {
   // them (see favoured_values); `window` bounds uniform draws from unbounded spaces.
   VariableGenerator(const VariableSpace& space, ValueProfile profile, std::span<const double> favoured = {},
                     double window = 20);
-  double next(Rng& rng) {  // the common case inline: uniform over one window
-    if (!plain_) return next_profiled(rng);
-    return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
+  // Every profile is a mixture: a uniform draw with some probability, else one of a table of
+  // values (its boundaries, favoured values, the nearest member to 0...). One random number
+  // decides which part and, for the table, the entry; the common cases stay inline.
+  double next(Rng& rng) {
+    if (plain_) return draw_window(rng);
+    const uint64_t r = rng.next();
+    if (static_cast<uint32_t>(r) >= uniform_below_) return table_[((r >> 32) * table_.size()) >> 32];
+    return single_window_ ? draw_window(rng) : uniform(rng);
   }
   const std::vector<double>& favoured() const { return favoured_; }
 
@@ -30,7 +35,7 @@ class VariableGenerator {
   template <class T> bool fill_plain(T* out, int64_t n, Rng& rng) const {
     if (!plain_) return false;
     if constexpr (std::is_same_v<T, double>) {
-      for (int64_t i = 0; i < n; ++i) out[i] = is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
+      for (int64_t i = 0; i < n; ++i) out[i] = draw_window(rng);
       return true;
     }
     auto make = [&](uint32_t bits) {
@@ -48,8 +53,9 @@ class VariableGenerator {
   }
 
  private:
-  double next_profiled(Rng& rng);
+  double draw_window(Rng& rng) const { return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01(); }
   double uniform(Rng& rng);
+  void set_mixture();
   double nearest(double v) const;  // the member of the space closest to v
 
   const VariableSpace& space_;
@@ -59,8 +65,11 @@ class VariableGenerator {
   std::vector<double> boundaries_;    // finite interval ends and their neighbours
   std::vector<double> favoured_;      // admitted favoured values
   double total_ = 0;
+  std::vector<double> table_;         // the mixture's values besides the uniform draw
+  uint64_t uniform_below_ = uint64_t{1} << 32;  // a draw is uniform when its low 32 bits are below
+  bool single_window_ = false;
   bool plain_ = false;  // Uniform profile over a single window
-  double lo_ = 0, width_ = 0;
+  double lo_ = 0, width_ = 0;  // the single window
   uint64_t span_ = 1;
 };
 
