@@ -46,21 +46,35 @@ JointProblem::JointProblem(const Spec& spec, const Config& cfg, const AttributeE
   for (size_t k = 0; k < spec.joints().size(); ++k) {
     const Term& t = spec.joints()[k].term;
     std::vector<Instance> list;
-    const TermNode& n = t.node();
-    if (n.op == TermOp::All) {  // one instance per index, guarded by the index being in range
-      JointAttr count = n.over.count;
-      Term counted = count == JointAttr::Rank ? dsl::rank(n.over.arg) : dsl::length(n.over.arg);
-      for (int64_t i = n.over.from; i < bound(count); ++i)
-        list.push_back(instance(dsl::implies(Term(i) < counted, n.body(i)), static_cast<int>(k)));
-    } else {
-      list.push_back(instance(t, static_cast<int>(k)));
-    }
+    for (const Term& part : instance_terms(t)) list.push_back(instance(part, static_cast<int>(k)));
     instances_.push_back(std::move(list));
     programs_.push_back(compile(t));
     negations_.push_back(instance(!t, static_cast<int>(k)));
   }
   for (size_t s = 0; s < is_used_.size(); ++s)
     if (is_used_[s]) used_.push_back(static_cast<int>(s));
+}
+
+// One instance per index of a top-level `all` (guarded by the index being in range), also under
+// an `or` (a || all(i) b(i) is all(i) (a || b(i))), else the term itself: the local search mends
+// one index at a time.
+std::vector<Term> JointProblem::instance_terms(const Term& t) const {
+  const TermNode& n = t.node();
+  const Term* fold = nullptr;
+  std::optional<Term> other;
+  if (n.op == TermOp::All) fold = &t;
+  else if (n.op == TermOp::Or)
+    for (size_t k = 0; k < 2 && !fold; ++k)
+      if (n.kids[k].node().op == TermOp::All) fold = &n.kids[k], other = n.kids[1 - k];
+  if (!fold) return {t};
+  const TermNode& all = fold->node();
+  Term counted = all.over.count == JointAttr::Rank ? dsl::rank(all.over.arg) : dsl::length(all.over.arg);
+  std::vector<Term> out;
+  for (int64_t i = all.over.from; i < bound(all.over.count); ++i) {
+    Term body = dsl::implies(Term(i) < counted, all.body(i));
+    out.push_back(other ? *other || body : body);
+  }
+  return out;
 }
 
 VariableSpace JointProblem::domain(int slot, int skip) const {
@@ -356,11 +370,7 @@ bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
 bool JointSolver::repair(int slot, Rng& rng) {
   constexpr int kMoves = 8;
   constexpr int64_t kValues = 64;  // slots with wider bounds are not moved
-  auto broken_at = [&](int s) {
-    int n = 0;
-    for (const auto* in : task_->by_slot[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
-    return n;
-  };
+  constexpr int kSlotsTried = 1;   // per move
   // The witness held before `slot` changed: only instances reading a changed slot can break.
   std::vector<int> changed{slot};
   for (int move = 0;; ++move) {
@@ -370,26 +380,46 @@ bool JointSolver::repair(int slot, Rng& rng) {
         if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
     if (!broken) return true;
     if (move == kMoves) return false;
+    // The slots it may move: not fixed, narrow, and read by the broken instance as the witness
+    // stands (unknown, it leaves the instance undecided; a size past the rank is not).
     std::vector<int> free;
-    for (int s : broken->slots)
-      if (s != slot && !fixed_.known[static_cast<size_t>(s)] && problem_.hi(s) - problem_.lo(s) < kValues) free.push_back(s);
-    if (free.empty()) return false;
-    int s = free[rng.index(free.size())];
-    // The value that breaks the fewest instances, tried in random order; none broken ends it.
-    auto& value = witness_.values[static_cast<size_t>(s)];
-    int best = std::numeric_limits<int>::max();
-    int64_t chosen = value, lo = problem_.lo(s), width = problem_.hi(s) - lo + 1;
-    int64_t start = static_cast<int64_t>(rng.index(static_cast<size_t>(width)));
-    const VariableSpace& domain = task_->domains[static_cast<size_t>(s)];
-    for (int64_t k = 0; k < width && best > 0; ++k) {
-      int64_t v = lo + (start + k) % width;
-      if (!domain.contains(coerce(domain.type(), Value(v)))) continue;
-      value = v;
-      if (int n = broken_at(s); n < best) best = n, chosen = v;
+    for (int s : broken->slots) {
+      auto& known = witness_.known[static_cast<size_t>(s)];
+      if (s == slot || fixed_.known[static_cast<size_t>(s)] || problem_.hi(s) - problem_.lo(s) >= kValues) continue;
+      known = 0;
+      if (!problem_.eval(broken->program, witness_)) free.push_back(s);
+      known = 1;
     }
-    value = chosen;
+    // A free slot of it, in random order, moved to the value that mends it and breaks the
+    // fewest other instances (values tried in random order; none broken ends the scan). Values
+    // that leave it broken are not counted: most are, for products and divisibility. When no
+    // free slot of the first few can mend it alone, the search ends.
+    int s = -1;
+    for (int tried = 0; s < 0 && !free.empty() && tried < kSlotsTried; ++tried) {
+      size_t pick = rng.index(free.size());
+      if (mend(*broken, free[pick], rng)) s = free[pick];
+      else free.erase(free.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    if (s < 0) return false;
     if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
   }
+}
+
+bool JointSolver::mend(const JointProblem::Instance& broken, int s, Rng& rng) {
+  auto& value = witness_.values[static_cast<size_t>(s)];
+  const VariableSpace& domain = task_->domains[static_cast<size_t>(s)];
+  int best = std::numeric_limits<int>::max();
+  int64_t chosen = value, lo = problem_.lo(s), width = problem_.hi(s) - lo + 1;
+  int64_t start = static_cast<int64_t>(rng.index(static_cast<size_t>(width)));
+  for (int64_t k = 0; k < width && best > 0; ++k) {
+    value = lo + (start + k) % width;
+    if (!domain.contains(coerce(domain.type(), Value(value))) || problem_.eval(broken.program, witness_) != 1) continue;
+    int n = 0;
+    for (const auto* in : task_->by_slot[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
+    if (n < best) best = n, chosen = value;
+  }
+  value = chosen;
+  return best != std::numeric_limits<int>::max();
 }
 
 std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rng& rng) {

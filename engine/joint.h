@@ -84,6 +84,7 @@ class JointProblem {
   std::optional<int64_t> eval(const Term& t, const Assignment& a) const { return eval(compile(t), a); }
 
  private:
+  std::vector<Term> instance_terms(const Term& t) const;
   Instance instance(const Term& t, int k);
   int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name
 
@@ -147,6 +148,9 @@ class JointSolver {
 
  private:
   bool repair(int slot, Rng& rng);
+  // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
+  // instances; false (the witness unchanged) when no value of its domain does.
+  bool mend(const JointProblem::Instance& broken, int s, Rng& rng);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
 
   JointProblem problem_;
