@@ -12,6 +12,7 @@ namespace {
 constexpr JointAttr kHeader[] = {JointAttr::None, JointAttr::Rank, JointAttr::Length, JointAttr::Value};
 constexpr int64_t kHeaderSlots = 4;
 constexpr size_t kNarrowUpTo = 512;  // larger spaces are not enumerated for forward checking
+constexpr int64_t kMovableValues = 64;  // the local search moves no slot with wider bounds
 
 int64_t floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -265,8 +266,14 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   size_t n = static_cast<size_t>(problem_.slot_count());
   if (fresh) {
     pt.domains.resize(n);
-    for (int s : problem_.used_slots())
-      pt.domains[static_cast<size_t>(s)] = problem_.domain(s, problem_.arg_of(s) == skip_arg ? task.constraint : -1);
+    pt.movable.resize(n);
+    for (int s : problem_.used_slots()) {
+      const VariableSpace& d = pt.domains[static_cast<size_t>(s)] =
+          problem_.domain(s, problem_.arg_of(s) == skip_arg ? task.constraint : -1);
+      if (problem_.hi(s) - problem_.lo(s) < kMovableValues)
+        for (int64_t v = problem_.lo(s); v <= problem_.hi(s); ++v)
+          if (d.contains(coerce(d.type(), Value(v)))) pt.movable[static_cast<size_t>(s)].push_back(v);
+    }
     for (size_t k = 0; k < problem_.spec().joints().size(); ++k) {
       if (static_cast<int>(k) == negated_) pt.active.push_back(&problem_.negation(static_cast<int>(k)));
       else if (problem_.in_force(static_cast<int>(k)))
@@ -369,7 +376,6 @@ bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
 // composition of JointConstraints.SamplingRetriesWhereZ3LooksAhead is still reached.
 bool JointSolver::repair(int slot, Rng& rng) {
   constexpr int kMoves = 8;
-  constexpr int64_t kValues = 64;  // slots with wider bounds are not moved
   constexpr int kSlotsTried = 1;   // per move
   // The witness held before `slot` changed: only instances reading a changed slot can break.
   std::vector<int> changed{slot};
@@ -385,7 +391,7 @@ bool JointSolver::repair(int slot, Rng& rng) {
     std::vector<int> free;
     for (int s : broken->slots) {
       auto& known = witness_.known[static_cast<size_t>(s)];
-      if (s == slot || fixed_.known[static_cast<size_t>(s)] || problem_.hi(s) - problem_.lo(s) >= kValues) continue;
+      if (s == slot || fixed_.known[static_cast<size_t>(s)] || task_->movable[static_cast<size_t>(s)].empty()) continue;
       known = 0;
       if (!problem_.eval(broken->program, witness_)) free.push_back(s);
       known = 1;
@@ -407,15 +413,16 @@ bool JointSolver::repair(int slot, Rng& rng) {
 
 bool JointSolver::mend(const JointProblem::Instance& broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
-  const VariableSpace& domain = task_->domains[static_cast<size_t>(s)];
+  const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
   int best = std::numeric_limits<int>::max();
-  int64_t chosen = value, lo = problem_.lo(s), width = problem_.hi(s) - lo + 1;
-  int64_t start = static_cast<int64_t>(rng.index(static_cast<size_t>(width)));
-  for (int64_t k = 0; k < width && best > 0; ++k) {
-    value = lo + (start + k) % width;
-    if (!domain.contains(coerce(domain.type(), Value(value))) || problem_.eval(broken.program, witness_) != 1) continue;
+  int64_t chosen = value;
+  size_t start = values.empty() ? 0 : rng.index(values.size());
+  for (size_t k = 0; k < values.size() && best > 0; ++k) {
+    value = values[(start + k) % values.size()];
+    if (problem_.eval(broken.program, witness_) != 1) continue;
     int n = 0;
-    for (const auto* in : task_->by_slot[static_cast<size_t>(s)]) n += problem_.eval(in->program, witness_) != 1;
+    for (const auto* in : task_->by_slot[static_cast<size_t>(s)])
+      if (in != &broken && (n += problem_.eval(in->program, witness_) != 1) >= best) break;
     if (n < best) best = n, chosen = value;
   }
   value = chosen;

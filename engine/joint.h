@@ -161,6 +161,7 @@ class JointSolver {
   int negated_ = -1;
   struct PerTask {  // what depends only on the task
     std::vector<VariableSpace> domains;  // by slot
+    std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
     std::vector<int64_t> first_model;    // empty: none
     std::vector<const JointProblem::Instance*> active;  // the instances in force
     std::vector<std::vector<const JointProblem::Instance*>> by_slot;  // the active ones reading each slot
