@@ -172,15 +172,22 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
   thread_local std::vector<int64_t> value_buffer;
   thread_local std::vector<uint8_t> known_buffer;
   if (value_buffer.size() < p.nodes.size()) value_buffer.resize(p.nodes.size()), known_buffer.resize(p.nodes.size());
-  int64_t* value = value_buffer.data();  // one thread-local lookup per call, not one per node
+  // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
+  // through the vectors would be reloaded after every node.
+  int64_t* value = value_buffer.data();
   uint8_t* known = known_buffer.data();
+  const uint8_t* slot_known = a.known.data();
+  const int64_t* slot_value = a.values.data();
+  const Program::Node* nodes = p.nodes.data();
+  const int* kids = p.kids.data();
+  const size_t count = p.nodes.size();
   auto is = [&](int i, int64_t v) { return known[size_t(i)] && value[size_t(i)] == v; };
   auto read = [&](int slot) {
-    bool k = slot >= 0 && a.known[size_t(slot)];
-    return std::pair<bool, int64_t>(k, k ? a.values[size_t(slot)] : 0);
+    bool k = slot >= 0 && slot_known[size_t(slot)];
+    return std::pair<bool, int64_t>(k, k ? slot_value[size_t(slot)] : 0);
   };
-  for (size_t i = 0; i < p.nodes.size(); ++i) {
-    const auto& n = p.nodes[i];
+  for (size_t i = 0; i < count; ++i) {
+    const auto& n = nodes[i];
     bool ka = n.a >= 0 && known[size_t(n.a)], kb = n.b >= 0 && known[size_t(n.b)];
     int64_t x = ka ? value[size_t(n.a)] : 0, y = kb ? value[size_t(n.b)] : 0;
     bool k = ka && kb;
@@ -231,7 +238,7 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
         auto [kc, count] = read(n.slot);
         k = kc, v = n.op == TermOp::Sum ? 0 : n.op == TermOp::Any ? 0 : 1;
         for (int64_t j = n.value; kc && j < count && j - n.value < n.count; ++j) {
-          int body = p.kids[size_t(n.first + (j - n.value))];
+          int body = kids[size_t(n.first + (j - n.value))];
           if (!known[size_t(body)]) { k = false; continue; }
           int64_t bv = value[size_t(body)];
           if (n.op == TermOp::Sum) v += bv;
@@ -245,8 +252,8 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
     }
     known[i] = k, value[i] = v;
   }
-  if (p.nodes.empty() || !known[p.nodes.size() - 1]) return std::nullopt;
-  return value[p.nodes.size() - 1];
+  if (count == 0 || !known[count - 1]) return std::nullopt;
+  return value[count - 1];
 }
 
 // ---- JointSolver -------------------------------------------------------------------------
