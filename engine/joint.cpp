@@ -383,7 +383,6 @@ bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
 // composition of JointConstraints.SamplingRetriesWhereZ3LooksAhead is still reached.
 bool JointSolver::repair(int slot, Rng& rng) {
   constexpr int kMoves = 8;
-  constexpr int kSlotsTried = 1;   // per move
   // The witness held before `slot` changed: only instances reading a changed slot can break.
   std::vector<int> changed{slot};
   for (int move = 0;; ++move) {
@@ -403,17 +402,13 @@ bool JointSolver::repair(int slot, Rng& rng) {
       if (!problem_.eval(broken->program, witness_)) free.push_back(s);
       known = 1;
     }
-    // A free slot of it, in random order, moved to the value that mends it and breaks the
-    // fewest other instances (values tried in random order; none broken ends the scan). Values
-    // that leave it broken are not counted: most are, for products and divisibility. When no
-    // free slot of the first few can mend it alone, the search ends.
-    int s = -1;
-    for (int tried = 0; s < 0 && !free.empty() && tried < kSlotsTried; ++tried) {
-      size_t pick = rng.index(free.size());
-      if (mend(*broken, free[pick], rng)) s = free[pick];
-      else free.erase(free.begin() + static_cast<std::ptrdiff_t>(pick));
-    }
-    if (s < 0) return false;
+    // One free slot at random, moved to the value that mends the instance and breaks the fewest
+    // others (values in random order; none broken ends the scan). Values that leave it broken
+    // are not counted: most are, for products and divisibility. When that slot cannot mend it
+    // alone, the search ends: trying the others cost more than it found.
+    if (free.empty()) return false;
+    int s = free[rng.index(free.size())];
+    if (!mend(*broken, s, rng)) return false;
     if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
   }
 }
