@@ -284,10 +284,70 @@ Spec grid_sampler_2d() {
       .in(Bool("align_corners"));
 }
 
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
+//     int[] stride, SymInt[] padding, int[] dilation, bool transposed, SymInt[] output_padding,
+//     int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// The arguments of convolution, with grad_output shaped as its result and bias_sizes None or
+// [out_channels]; output_mask says which gradients to compute.
+Spec convolution_backward() {
+  auto bias_sizes = deviation("convolution_backward.bias_sizes_unchecked",
+      "bias_sizes other than [weight.size(0)] are taken on some paths (the bias gradient is a sum of grad_output)",
+      "ops-fuzz sweep convolution_backward.default --invalid --config contract --seed 0 --max 300");
+  auto same_as_input = [](const char* name) {
+    return Tensor(name).deps("input")
+        .dtype(Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); }))
+        .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
+  };
+  return Spec("convolution_backward.default")
+      .in(same_as_input("grad_output").deps("weight")
+            .size(Eq("[input.size(0), weight.size(0)] in its first two dims", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.dim() >= 2) return std::nullopt;  // the spatial sizes are joint
+              return c.dim() == 0 ? c.size("input", 0) : c.size("weight", 0);
+            })))
+      .in(Tensor("input")
+            .dtype(In(std::vector{S::BFloat16, S::Float, S::Double}))
+            .rank(Be(3, 5))
+            .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
+              return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
+            })))
+      .in(same_as_input("weight"))
+      .in(LengthListOpt("bias_sizes").deps("weight")
+            .length(Unchecked(bias_sizes, Eq(1)))
+            .value(Unchecked(bias_sizes, Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); }))))
+      .in(LengthList("stride").deps("input").length(param_length("input")))
+      .in(LengthList("padding").deps("input").length(param_length("input")))
+      .in(LengthList("dilation").deps("input").length(param_length("input")))
+      .in(Bool("transposed").value(Scope(Eq(false))))
+      .in(LengthList("output_padding").deps("input", "transposed").length(param_length("input"))
+            .value(Eq("0 unless transposed", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.as_int("transposed")) return std::nullopt;
+              return 0;
+            })))
+      .in(Int("groups").deps("input"))
+      .in(BoolList("output_mask").length(Eq(3)))
+      .joint("stride[i] >= 1", positive_entries("stride"))
+      .joint("padding[i] >= 0", non_negative_entries("padding"))
+      .joint("dilation[i] >= 1", positive_entries("dilation"))
+      .joint("groups >= 1", value("groups") >= 1)
+      .joint("input.size(1) % groups == 0", size("input", 1) % value("groups") == 0)
+      .joint("weight.size(0) % groups == 0", size("weight", 0) % value("groups") == 0)
+      .joint("weight.size(0) >= groups", size("weight", 0) >= value("groups"))
+      .joint("weight.size(1) * groups == input.size(1)", size("weight", 1) * value("groups") == size("input", 1))
+      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", all(dims("input", 2), [](int64_t d) {
+        return size("weight", d) >= 1 &&
+               param("dilation", d - 2) * (size("weight", d) - 1) + 1 <= size("input", d) + 2 * param("padding", d - 2);
+      }))
+      .joint("grad_output.size(d) is the convolution's output size in each spatial dim", all(dims("input", 2), [](int64_t d) {
+        return size("grad_output", d) == window_count(size("input", d), size("weight", d), param("stride", d - 2),
+                                                      param("padding", d - 2), param("dilation", d - 2), 0);
+      }));
+}
+
 }  // namespace
 
 std::span<const SpecFn> conv_pool_specs() {
-  static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d};
+  static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d,
+                                     convolution_backward};
   return table;
 }
 
