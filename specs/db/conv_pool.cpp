@@ -107,12 +107,11 @@ ConvDims trailing_channels(int64_t n) {
 }
 
 // The rules shared by every convolution: positive strides, dilations and groups, non-negative
-// padding, and output channels in whole groups.
-Spec& conv_common_rules(Spec& spec) {
-  return spec.joint("stride[i] >= 1", positive_entries("stride"))
-      .joint("padding[i] >= 0", non_negative_entries("padding"))
-      .joint("dilation[i] >= 1", positive_entries("dilation"))
-      .joint("groups >= 1", value("groups") >= 1);
+// padding. Where a kernel does not check dilation or groups, `dilation` or `groups` says so.
+Spec& conv_common_rules(Spec& spec, const DeviationRef& dilation = nullptr, const DeviationRef& groups = nullptr) {
+  spec.joint("stride[i] >= 1", positive_entries("stride")).joint("padding[i] >= 0", non_negative_entries("padding"));
+  joint_rule(spec, dilation, "dilation[i] >= 1", positive_entries("dilation"));
+  return joint_rule(spec, groups, "groups >= 1", value("groups") >= 1);
 }
 
 // weight.size(0) (output channels, or input channels when transposed) in whole groups.
@@ -121,37 +120,119 @@ Spec& weight_in_groups(Spec& spec) {
       .joint("weight.size(0) >= groups", size("weight", 0) >= value("groups"));
 }
 
+// A joint rule, where `kind` (when given: a term and its text) holds. Rules of one kind of
+// convolution (plain or transposed) hold where `transposed` says they apply.
+using Rule = std::pair<std::string, Term>;
+struct Kind {
+  std::function<Term()> when;
+  std::string text;
+};
+Rule of_kind(const std::optional<Kind>& kind, const Rule& r) {
+  if (!kind) return r;
+  return {r.first + " (" + kind->text + ")", implies(kind->when(), r.second)};
+}
+Spec& add_rules(Spec& spec, const std::optional<Kind>& kind, const std::vector<Rule>& rules) {
+  for (const auto& r : rules) {
+    auto [label, term] = of_kind(kind, r);
+    spec.joint(label, term);
+  }
+  return spec;
+}
+
+// A plain convolution's output size along spatial dim (input dim d, weight dim k, parameter i),
+// and a transposed one's.
+Term conv_output_size(int64_t d, int64_t k, int64_t i) {
+  return window_count(size("input", d), size("weight", k), param("stride", i), param("padding", i), param("dilation", i), 0);
+}
+Term transposed_output_size(int64_t d, int64_t k, int64_t i) {
+  return (size("input", d) - 1) * param("stride", i) - 2 * param("padding", i) +
+         param("dilation", i) * (size("weight", k) - 1) + param("output_padding", i) + 1;
+}
+
+// A plain convolution's channels and kernel: input channels in groups of weight.size(1), and each
+// dilated kernel dim fits the padded input.
+std::vector<Rule> plain_rules(const ConvDims& in) {
+  const std::string& c = in.channels_text;
+  return {{"weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == size("input", in.channels)},
+          {"each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](int64_t d, int64_t k, int64_t i) {
+             return size("weight", k) >= 1 &&
+                    param("dilation", i) * (size("weight", k) - 1) + 1 <= size("input", d) + 2 * param("padding", i);
+           })}};
+}
+
+// A transposed convolution's channels: weight (C, out / groups, kernel...).
+std::vector<Rule> transposed_channel_rules(const ConvDims& in) {
+  return {{"weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels)},
+          {"weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1}};
+}
+// Its output: each output padding below its stride or dilation, each output size >= 1.
+std::vector<Rule> transposed_output_rules(const ConvDims& in) {
+  return {{"output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
+             return param("output_padding", i) < param("stride", i) || param("output_padding", i) < param("dilation", i);
+           })},
+          {"each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](int64_t d, int64_t k, int64_t i) {
+             return size("weight", k) >= 1 && transposed_output_size(d, k, i) >= 1;
+           })}};
+}
+
 // A convolution's channels and kernel: input channels in groups of weight.size(1), and each
 // dilated kernel dim fits the padded input.
 Spec& conv_rules(Spec& spec, const ConvDims& in) {
   const std::string& c = in.channels_text;
   conv_common_rules(spec).joint(c + " % groups == 0", size("input", in.channels) % value("groups") == 0);
-  return weight_in_groups(spec)
-      .joint("weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == size("input", in.channels))
-      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](int64_t d, int64_t k, int64_t i) {
-        return size("weight", k) >= 1 &&
-               param("dilation", i) * (size("weight", k) - 1) + 1 <= size("input", d) + 2 * param("padding", i);
-      }));
+  return add_rules(weight_in_groups(spec), std::nullopt, plain_rules(in));
 }
 
 // A transposed convolution's channels and output: weight (C, out / groups, kernel...), each
 // output size >= 1, and each output padding below its stride or dilation.
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
   conv_common_rules(spec).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
-  return weight_in_groups(spec)
-      .joint("weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels))
-      .joint("weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1)
+  add_rules(weight_in_groups(spec), std::nullopt, transposed_channel_rules(in))
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
-             implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")))
-      .joint("output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
-        return param("output_padding", i) < param("stride", i) || param("output_padding", i) < param("dilation", i);
-      }))
-      .joint("each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](int64_t d, int64_t k, int64_t i) {
-        Term out = (size("input", d) - 1) * param("stride", i) - 2 * param("padding", i) +
-                   param("dilation", i) * (size("weight", k) - 1) + param("output_padding", i) + 1;
-        return size("weight", k) >= 1 && out >= 1;
-      }));
+             implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")));
+  return add_rules(spec, std::nullopt, transposed_output_rules(in));
+}
+
+// convolution_backward's output_mask[i] (False past its end: a mask of another length is refused).
+bool asks(const Ctx& c, size_t i) {
+  const auto& mask = std::get<Bools>(c.meta("output_mask").value);
+  return i < mask.size() && mask[i];
+}
+Term asks(int64_t i) { return elem("output_mask", i) != 0; }
+// Whether the kernel convolves: an input with batches and channels (an empty one returns zeros).
+bool convolves(const Ctx& c) { return c.rank("input") < 2 || (c.size("input", 0) > 0 && c.size("input", 1) > 0); }
+// The kernel checks grad_output only where it convolves it: for the gradient of input or weight.
+bool convolves_grad_output(const Ctx& c) { return (asks(c, 0) || asks(c, 1)) && convolves(c); }
+const char* const kConvolved = "output_mask[0] or output_mask[1], and input.size(0), input.size(1) > 0";
+const char* const kNotConvolved = "neither output_mask[0] nor output_mask[1], or input.size(0) or input.size(1) is 0";
+Emptiness grad_output_not_convolved() {
+  return {!(asks(0) || asks(1)) || size("input", 0) == 0 || size("input", 1) == 0, kConvolved, kNotConvolved};
+}
+
+// convolution_backward's rules: those of convolution, plain or transposed as `transposed` says,
+// and grad_output shaped as the result (batch apart). The kernel checks the rules of the
+// transposed output and grad_output only where it convolves (`unconvolved`); it does not check
+// `dilation` and divides by zero groups (`zero_groups`).
+Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved, const DeviationRef& dilation,
+                                 const DeviationRef& zero_groups) {
+  ConvDims in = leading_channels();
+  Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
+  Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
+  conv_common_rules(spec, dilation, zero_groups).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
+  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, transposed_channel_rules(in));
+  for (const auto& r : transposed_output_rules(in)) {
+    auto [label, term] = of_kind(transposed, r);
+    checked_unless_empty(spec, unconvolved, label, term, grad_output_not_convolved());
+  }
+  checked_unless_empty(spec, unconvolved, "grad_output.size(1) == weight.size(0), or weight.size(1) * groups when transposed",
+                       size("grad_output", 1) == ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0)),
+                       grad_output_not_convolved());
+  return checked_unless_empty(spec, unconvolved, "grad_output.size(d) is the convolution's output size in each spatial dim",
+                              in.spatial([](int64_t d, int64_t k, int64_t i) {
+                                return size("grad_output", d) ==
+                                       ite(value("transposed") != 0, transposed_output_size(d, k, i), conv_output_size(d, k, i));
+                              }), grad_output_not_convolved());
 }
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding,
@@ -287,60 +368,104 @@ Spec grid_sampler_2d() {
 // convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
 //     int[] stride, SymInt[] padding, int[] dilation, bool transposed, SymInt[] output_padding,
 //     int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-// The arguments of convolution, with grad_output shaped as its result and bias_sizes None or
-// [out_channels]; output_mask says which gradients to compute.
+// The arguments of convolution (plain or transposed), with grad_output shaped as its result and
+// bias_sizes None or the bias's [out channels]; output_mask says which of the gradients of input,
+// weight and bias to compute (the bias's only when there was one).
 Spec convolution_backward() {
+  const std::string op = "convolution_backward.default";
+  auto sweep = [op](const std::string& args) { return "ops-fuzz sweep " + op + " " + args; };
+  auto unconvolved = deviation("convolution_backward.unchecked_without_convolution",
+      "with neither output_mask[0] nor output_mask[1], or an input without batches or channels, the kernel convolves "
+      "nothing and takes a grad_output of any dtype and shape, any dtype of input, and transposed output paddings "
+      "and sizes it would refuse (the bias gradient is a sum of grad_output)",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto weight_dtype = deviation("convolution_backward.weight_dtype_unchecked",
+      "without output_mask[0], weight's dtype is not compared with input's (the weight gradient reads only its sizes)",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto batch = deviation("convolution_backward.grad_output_batch_unchecked",
+      "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with input.size(0): "
+      "a larger batch is taken, a smaller one read past its end (segmentation fault on large inputs)",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto dilation = deviation("convolution_backward.non_positive_dilation",
+      "the mkldnn kernel (float32, bfloat16) takes dilations of 0 or below",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto zero_groups = deviation("convolution_backward.zero_groups",
+      "groups 0 divides by zero in the shape check (SIGFPE); negative groups are refused",
+      sweep("--invalid --config contract --seed 0 --max 300"));
   auto bias_sizes = deviation("convolution_backward.bias_sizes_unchecked",
-      "bias_sizes other than [weight.size(0)] are taken on some paths (the bias gradient is a sum of grad_output)",
-      "ops-fuzz sweep convolution_backward.default --invalid --config contract --seed 0 --max 300");
-  auto same_as_input = [](const char* name) {
-    return Tensor(name).deps("input")
-        .dtype(Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); }))
-        .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
+      "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of bias_sizes); "
+      "elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto bias_none = deviation("convolution_backward.bias_gradient_without_bias",
+      "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
+      "input without batches or channels (bad optional access in a noexcept dereference)",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  auto bfloat16 = deviation("convolution_backward.bfloat16_transposed",
+      "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
+      sweep("--config contract,half --seed 0 --max 300"));
+  auto dilated_int64 = deviation("convolution_backward.dilated_int64",
+      "the dilated kernels take int64 input, which the others refuse (\"slow_conv2d_cpu_grad_input\" not "
+      "implemented for 'Long')",
+      sweep("--invalid --config contract --seed 0 --max 300"));
+  Cond same_dtype = Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); });
+  auto out_channels = [](const Ctx& c) {
+    return c.as_int("transposed") ? c.size("weight", 1) * c.as_int("groups") : c.size("weight", 0);
   };
-  return Spec("convolution_backward.default")
-      .in(same_as_input("grad_output").deps("weight")
-            .size(Eq("[input.size(0), weight.size(0)] in its first two dims", [](const Ctx& c) -> std::optional<int64_t> {
-              if (c.dim() >= 2) return std::nullopt;  // the spatial sizes are joint
-              return c.dim() == 0 ? c.size("input", 0) : c.size("weight", 0);
-            })))
-      .in(Tensor("input")
-            .dtype(In(std::vector{S::BFloat16, S::Float, S::Double}))
-            .rank(Be(3, 5))
-            .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
-              return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
-            })))
-      .in(same_as_input("weight"))
-      .in(LengthListOpt("bias_sizes").deps("weight")
+  ArgSpec grad_output = Tensor("grad_output").deps("input", "output_mask");
+  checked_where(grad_output, Attribute::Dtype, same_dtype, convolves_grad_output, unconvolved, kConvolved, kNotConvolved)
+      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))
+      .size(Unchecked(batch, Eq("input.size(0) at dim 0", [](const Ctx& c) -> std::optional<int64_t> {
+        if (c.dim() > 0) return std::nullopt;  // the others are joint
+        return c.size("input", 0);
+      })));
+  ArgSpec input = Tensor("input").deps("transposed", "output_mask");
+  // The contract's dtypes are bfloat16, float32 and float64; the kernel's own check refuses the others but int64.
+  checked_where(input, Attribute::Dtype, In(std::vector{S::BFloat16, S::Float, S::Double, S::Long}),
+                [](const Ctx& c) { return asks(c, 0) || asks(c, 1); }, unconvolved, "output_mask[0] or output_mask[1]",
+                "neither output_mask[0] nor output_mask[1]")
+      .dtype(Unchecked(dilated_int64, NotIn(std::vector{S::Long})))
+      .dtype(Avoid(bfloat16, NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
+        if (!c.as_int("transposed")) return std::nullopt;
+        return std::vector{S::BFloat16};
+      })))
+      .rank(Be(3, 5))
+      .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
+        return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
+      }))
+      // An empty input returns before its dtype is checked.
+      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
+        auto t = c.tensor().dtype;
+        return t == S::BFloat16 || t == S::Float || t == S::Double ? 0 : 1;
+      })));
+  ArgSpec weight = Tensor("weight").deps("input", "output_mask");
+  checked_where(weight, Attribute::Dtype, same_dtype, [](const Ctx& c) { return asks(c, 0) && convolves(c); },
+                weight_dtype, "output_mask[0], input.size(0) and input.size(1) > 0",
+                "not output_mask[0], or input.size(0) or input.size(1) is 0")
+      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
+  Spec spec = Spec(op)
+      .in(grad_output)
+      .in(input)
+      .in(weight)
+      .in(LengthListOpt("bias_sizes").deps("weight", "transposed", "groups")
             .length(Unchecked(bias_sizes, Eq(1)))
-            .value(Unchecked(bias_sizes, Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); }))))
-      .in(LengthList("stride").deps("input").length(param_length("input")))
-      .in(LengthList("padding").deps("input").length(param_length("input")))
-      .in(LengthList("dilation").deps("input").length(param_length("input")))
-      .in(Bool("transposed").value(Scope(Eq(false))))
-      .in(LengthList("output_padding").deps("input", "transposed").length(param_length("input"))
+            .value(Unchecked(bias_sizes, Eq("weight.size(0), or weight.size(1) * groups when transposed", out_channels))))
+      .in(LengthList("stride"))
+      .in(LengthList("padding"))
+      .in(LengthList("dilation"))
+      .in(Bool("transposed"))
+      .in(LengthList("output_padding").deps("transposed")
             .value(Eq("0 unless transposed", [](const Ctx& c) -> std::optional<int64_t> {
               if (c.as_int("transposed")) return std::nullopt;
               return 0;
             })))
       .in(Int("groups").deps("input"))
-      .in(BoolList("output_mask").length(Eq(3)))
-      .joint("stride[i] >= 1", positive_entries("stride"))
-      .joint("padding[i] >= 0", non_negative_entries("padding"))
-      .joint("dilation[i] >= 1", positive_entries("dilation"))
-      .joint("groups >= 1", value("groups") >= 1)
-      .joint("input.size(1) % groups == 0", size("input", 1) % value("groups") == 0)
-      .joint("weight.size(0) % groups == 0", size("weight", 0) % value("groups") == 0)
-      .joint("weight.size(0) >= groups", size("weight", 0) >= value("groups"))
-      .joint("weight.size(1) * groups == input.size(1)", size("weight", 1) * value("groups") == size("input", 1))
-      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", all(dims("input", 2), [](int64_t d) {
-        return size("weight", d) >= 1 &&
-               param("dilation", d - 2) * (size("weight", d) - 1) + 1 <= size("input", d) + 2 * param("padding", d - 2);
-      }))
-      .joint("grad_output.size(d) is the convolution's output size in each spatial dim", all(dims("input", 2), [](int64_t d) {
-        return size("grad_output", d) == window_count(size("input", d), size("weight", d), param("stride", d - 2),
-                                                      param("padding", d - 2), param("dilation", d - 2), 0);
-      }));
+      .in(BoolList("output_mask").length(Eq(3)));
+  // Joint, so that the look-ahead completes the lists' entries at lengths they can take.
+  for (const char* list : {"stride", "padding", "dilation", "output_padding"})
+    spec.joint("len(" + std::string(list) + ") in {1, input.rank - 2}", length(list) == 1 || length(list) == rank("input") - 2);
+  return convolution_backward_rules(spec, unconvolved, dilation, zero_groups)
+      .joint_unchecked(bias_none, "output_mask[2] is False when bias_sizes is None",
+                       implies(is_none("bias_sizes"), !asks(2)));
 }
 
 }  // namespace
