@@ -106,12 +106,18 @@ ConvDims trailing_channels(int64_t n) {
           }};
 }
 
+using Rule = std::pair<std::string, Term>;  // a joint rule and its label
+
 // The rules shared by every convolution: positive strides, dilations and groups, non-negative
-// padding. Where a kernel does not check dilation or groups, `dilation` or `groups` says so.
-Spec& conv_common_rules(Spec& spec, const DeviationRef& dilation = nullptr, const DeviationRef& groups = nullptr) {
+// padding. A kernel that checks dilations and groups only while it convolves says where it
+// does not (`unconvolved`), and the deviation `d`.
+Spec& conv_common_rules(Spec& spec, const DeviationRef& d = nullptr, const std::optional<Emptiness>& unconvolved = {}) {
   spec.joint("stride[i] >= 1", positive_entries("stride")).joint("padding[i] >= 0", non_negative_entries("padding"));
-  joint_rule(spec, dilation, "dilation[i] >= 1", positive_entries("dilation"));
-  return joint_rule(spec, groups, "groups >= 1", value("groups") >= 1);
+  for (const auto& [label, term] : {Rule{"dilation[i] >= 1", positive_entries("dilation")}, Rule{"groups >= 1", value("groups") >= 1}}) {
+    if (unconvolved) checked_unless_empty(spec, d, label, term, *unconvolved);
+    else spec.joint(label, term);
+  }
+  return spec;
 }
 
 // weight.size(0) (output channels, or input channels when transposed) in whole groups.
@@ -122,7 +128,6 @@ Spec& weight_in_groups(Spec& spec) {
 
 // A joint rule, where `kind` (when given: a term and its text) holds. Rules of one kind of
 // convolution (plain or transposed) hold where `transposed` says they apply.
-using Rule = std::pair<std::string, Term>;
 struct Kind {
   std::function<Term()> when;
   std::string text;
@@ -161,10 +166,10 @@ std::vector<Rule> plain_rules(const ConvDims& in) {
 }
 
 // A transposed convolution's channels: weight (C, out / groups, kernel...).
-std::vector<Rule> transposed_channel_rules(const ConvDims& in) {
-  return {{"weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels)},
-          {"weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1}};
+Rule transposed_input_channels(const ConvDims& in) {
+  return {"weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels)};
 }
+Rule transposed_output_channels() { return {"weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1}; }
 // Its output: each output padding below its stride or dilation, each output size >= 1.
 std::vector<Rule> transposed_output_rules(const ConvDims& in) {
   return {{"output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
@@ -187,7 +192,7 @@ Spec& conv_rules(Spec& spec, const ConvDims& in) {
 // output size >= 1, and each output padding below its stride or dilation.
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
   conv_common_rules(spec).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
-  add_rules(weight_in_groups(spec), std::nullopt, transposed_channel_rules(in))
+  add_rules(weight_in_groups(spec), std::nullopt, {transposed_input_channels(in), transposed_output_channels()})
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
              implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")));
@@ -212,16 +217,17 @@ Emptiness grad_output_not_convolved() {
 
 // convolution_backward's rules: those of convolution, plain or transposed as `transposed` says,
 // and grad_output shaped as the result (batch apart). The kernel checks the rules of the
-// transposed output and grad_output only where it convolves (`unconvolved`); it does not check
-// `dilation` and divides by zero groups (`zero_groups`).
-Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved, const DeviationRef& dilation,
-                                 const DeviationRef& zero_groups) {
+// transposed output and grad_output only where it convolves (`unconvolved`).
+Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
   ConvDims in = leading_channels();
   Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
   Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
-  conv_common_rules(spec, dilation, zero_groups).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
-  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, transposed_channel_rules(in));
-  for (const auto& r : transposed_output_rules(in)) {
+  conv_common_rules(spec, unconvolved, grad_output_not_convolved())
+      .joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
+  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, {transposed_input_channels(in)});
+  std::vector<Rule> checked_by_convolving = transposed_output_rules(in);
+  checked_by_convolving.insert(checked_by_convolving.begin(), transposed_output_channels());
+  for (const auto& r : checked_by_convolving) {
     auto [label, term] = of_kind(transposed, r);
     checked_unless_empty(spec, unconvolved, label, term, grad_output_not_convolved());
   }
@@ -376,8 +382,9 @@ Spec convolution_backward() {
   auto sweep = [op](const std::string& args) { return "ops-fuzz sweep " + op + " " + args; };
   auto unconvolved = deviation("convolution_backward.unchecked_without_convolution",
       "with neither output_mask[0] nor output_mask[1], or an input without batches or channels, the kernel convolves "
-      "nothing and takes a grad_output of any dtype and shape, any dtype of input, and transposed output paddings "
-      "and sizes it would refuse (the bias gradient is a sum of grad_output)",
+      "nothing and takes a grad_output of any dtype and shape, any dtype of input, transposed output paddings and "
+      "sizes it would refuse, and (on an empty input) non-positive dilations and groups (the bias gradient is a sum "
+      "of grad_output)",
       sweep("--invalid --config contract --seed 0 --max 300"));
   auto weight_dtype = deviation("convolution_backward.weight_dtype_unchecked",
       "without output_mask[0], weight's dtype is not compared with input's (the weight gradient reads only its sizes)",
@@ -386,12 +393,6 @@ Spec convolution_backward() {
       "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with input.size(0): "
       "a larger batch is taken, a smaller one read past its end (segmentation fault on large inputs)",
       sweep("--invalid --config contract --seed 0 --max 300"));
-  auto dilation = deviation("convolution_backward.non_positive_dilation",
-      "the mkldnn kernel (float32, bfloat16) takes dilations of 0 or below",
-      sweep("--invalid --config contract --seed 0 --max 300"));
-  auto zero_groups = deviation("convolution_backward.zero_groups",
-      "groups 0 divides by zero in the shape check (SIGFPE); negative groups are refused",
-      sweep("--invalid --config contract --seed 0 --max 300"));
   auto bias_sizes = deviation("convolution_backward.bias_sizes_unchecked",
       "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of bias_sizes); "
       "elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
@@ -399,7 +400,7 @@ Spec convolution_backward() {
   auto bias_none = deviation("convolution_backward.bias_gradient_without_bias",
       "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
       "input without batches or channels (bad optional access in a noexcept dereference)",
-      sweep("--invalid --config contract --seed 0 --max 300"));
+      sweep("--invalid --config contract,empty --seed 0 --max 300"));
   auto bfloat16 = deviation("convolution_backward.bfloat16_transposed",
       "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
       sweep("--config contract,half --seed 0 --max 300"));
@@ -407,12 +408,22 @@ Spec convolution_backward() {
       "the dilated kernels take int64 input, which the others refuse (\"slow_conv2d_cpu_grad_input\" not "
       "implemented for 'Long')",
       sweep("--invalid --config contract --seed 0 --max 300"));
+  auto mixed = deviation("convolution_backward.mkldnn_mixes_float32_bfloat16",
+      "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
+      "other one for the gradient of input alone",
+      sweep("--invalid --config contract,half --seed 0 --max 300"));
   Cond same_dtype = Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); });
+  // What the kernel refuses: another dtype than input's, but float32 and bfloat16 in place of each other.
+  Cond refused_dtype = In("{input.dtype} (float32 and bfloat16 interchangeable)", [](const Ctx& c) {
+    S t = c.dtype("input");
+    return t == S::Float || t == S::BFloat16 ? std::vector{S::Float, S::BFloat16} : std::vector{t};
+  });
   auto out_channels = [](const Ctx& c) {
     return c.as_int("transposed") ? c.size("weight", 1) * c.as_int("groups") : c.size("weight", 0);
   };
   ArgSpec grad_output = Tensor("grad_output").deps("input", "output_mask");
-  checked_where(grad_output, Attribute::Dtype, same_dtype, convolves_grad_output, unconvolved, kConvolved, kNotConvolved)
+  checked_where(grad_output, Attribute::Dtype, refused_dtype, convolves_grad_output, unconvolved, kConvolved, kNotConvolved)
+      .dtype(Unchecked(mixed, same_dtype))
       .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))
       .size(Unchecked(batch, Eq("input.size(0) at dim 0", [](const Ctx& c) -> std::optional<int64_t> {
         if (c.dim() > 0) return std::nullopt;  // the others are joint
@@ -438,9 +449,10 @@ Spec convolution_backward() {
         return t == S::BFloat16 || t == S::Float || t == S::Double ? 0 : 1;
       })));
   ArgSpec weight = Tensor("weight").deps("input", "output_mask");
-  checked_where(weight, Attribute::Dtype, same_dtype, [](const Ctx& c) { return asks(c, 0) && convolves(c); },
+  checked_where(weight, Attribute::Dtype, refused_dtype, [](const Ctx& c) { return asks(c, 0) && convolves(c); },
                 weight_dtype, "output_mask[0], input.size(0) and input.size(1) > 0",
                 "not output_mask[0], or input.size(0) or input.size(1) is 0")
+      .dtype(Unchecked(mixed, same_dtype))
       .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
   Spec spec = Spec(op)
       .in(grad_output)
@@ -463,7 +475,7 @@ Spec convolution_backward() {
   // Joint, so that the look-ahead completes the lists' entries at lengths they can take.
   for (const char* list : {"stride", "padding", "dilation", "output_padding"})
     spec.joint("len(" + std::string(list) + ") in {1, input.rank - 2}", length(list) == 1 || length(list) == rank("input") - 2);
-  return convolution_backward_rules(spec, unconvolved, dilation, zero_groups)
+  return convolution_backward_rules(spec, unconvolved)
       .joint_unchecked(bias_none, "output_mask[2] is False when bias_sizes is None",
                        implies(is_none("bias_sizes"), !asks(2)));
 }

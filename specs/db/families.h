@@ -41,8 +41,6 @@ Term positive_entries(const char* list);      // every entry of the int list >= 
 Term non_negative_entries(const char* list);  // every entry of the int list >= 0
 
 // Rules a kernel checks only where it has something to compute (shape.cpp).
-// A rule of the contract, or where `d` is given, a rule the kernel does not check.
-Spec& joint_rule(Spec& spec, const DeviationRef& d, std::string label, Term t);
 // Kernels that return early when there is nothing to compute skip the checks that follow: a rule
 // is a rule of the contract while `empty` is false, and an unchecked deviation while it holds.
 // `has` and `is` end the two labels.

@@ -32,6 +32,11 @@ Spec& group_norm_sizes(Spec& spec) {
       .in(Int("group").deps("C"));
 }
 
+// A rule of the contract, or where `d` is given, a rule the kernel does not check.
+Spec& joint_rule(Spec& spec, const DeviationRef& d, std::string label, Term t) {
+  return d ? spec.joint_unchecked(d, std::move(label), std::move(t)) : spec.joint(std::move(label), std::move(t));
+}
+
 // A rule the kernel checks, except on an empty input where `empty` (when given) says it does not.
 Spec& unless_empty(Spec& spec, const DeviationRef& empty, const std::string& label, const Term& t) {
   if (!empty) return spec.joint(label, t);

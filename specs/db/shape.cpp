@@ -3,10 +3,6 @@
 namespace opsfuzz::db {
 using namespace dsl;
 
-Spec& joint_rule(Spec& spec, const DeviationRef& d, std::string label, Term t) {
-  return d ? spec.joint_unchecked(d, std::move(label), std::move(t)) : spec.joint(std::move(label), std::move(t));
-}
-
 Term self_is_empty() { return any(dims("self"), [](int64_t d) { return size("self", d) == 0; }); }
 Spec& checked_unless_empty(Spec& s, const DeviationRef& d, const std::string& label, Term rule, const Emptiness& e) {
   return s.joint(label + " (" + e.has + ")", implies(!e.empty, rule))
