@@ -371,71 +371,73 @@ Spec grid_sampler_2d() {
       .in(Bool("align_corners"));
 }
 
-// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
-//     int[] stride, SymInt[] padding, int[] dilation, bool transposed, SymInt[] output_padding,
-//     int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-// The arguments of convolution (plain or transposed), with grad_output shaped as its result and
-// bias_sizes None or the bias's [out channels]; output_mask says which of the gradients of input,
-// weight and bias to compute (the bias's only when there was one).
-Spec convolution_backward() {
-  const std::string op = "convolution_backward.default";
-  auto sweep = [op](const std::string& args) { return "ops-fuzz sweep " + op + " " + args; };
-  auto unconvolved = deviation("convolution_backward.unchecked_without_convolution",
-      "with neither output_mask[0] nor output_mask[1], or an input without batches or channels, the kernel convolves "
-      "nothing and takes a grad_output of any dtype and shape, any dtype of input, transposed output paddings and "
-      "sizes it would refuse, and (on an empty input) non-positive dilations and groups (the bias gradient is a sum "
-      "of grad_output)",
-      sweep("--invalid --config contract --seed 0 --max 300"));
-  auto weight_dtype = deviation("convolution_backward.weight_dtype_unchecked",
-      "without output_mask[0], weight's dtype is not compared with input's (the weight gradient reads only its sizes)",
-      sweep("--invalid --config contract --seed 0 --max 300"));
-  auto batch = deviation("convolution_backward.grad_output_batch_unchecked",
-      "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with input.size(0): "
-      "a larger batch is taken, a smaller (or empty) one read past its end (segmentation fault)",
-      sweep("--invalid --config contract,empty --seed 0 --max 300"));
-  auto bias_sizes = deviation("convolution_backward.bias_sizes_unchecked",
-      "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of bias_sizes); "
-      "elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
-      sweep("--invalid --config contract --seed 0 --max 300"));
-  auto bias_none = deviation("convolution_backward.bias_gradient_without_bias",
-      "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
-      "input without batches or channels (bad optional access in a noexcept dereference)",
-      sweep("--invalid --config contract,empty --seed 0 --max 1000"));
-  auto bfloat16 = deviation("convolution_backward.bfloat16_transposed",
-      "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
-      sweep("--config contract,half --seed 0 --max 300"));
-  auto dilated_int64 = deviation("convolution_backward.dilated_int64",
-      "the dilated kernels take int64 input, which the others refuse (\"slow_conv2d_cpu_grad_input\" not "
-      "implemented for 'Long')",
-      sweep("--invalid --config contract --seed 0 --max 300"));
-  auto mixed = deviation("convolution_backward.mkldnn_mixes_float32_bfloat16",
-      "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
-      "other one for the gradient of input alone",
-      sweep("--invalid --config contract,half --seed 0 --max 300"));
-  Cond same_dtype = Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); });
-  // What the kernel refuses: another dtype than input's, but float32 and bfloat16 in place of each other.
-  Cond refused_dtype = In("{input.dtype} (float32 and bfloat16 interchangeable)", [](const Ctx& c) {
+// Where convolution_backward's kernel departs from its contract.
+struct BackwardDeviations {
+  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed;
+};
+BackwardDeviations backward_deviations() {
+  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300) {
+    return deviation("convolution_backward." + what, reason,
+                     "ops-fuzz sweep convolution_backward.default " + std::string(config) + " --seed 0 --max " + std::to_string(max));
+  };
+  return {
+      dev("unchecked_without_convolution",
+          "with neither output_mask[0] nor output_mask[1], or an input without batches or channels, the kernel "
+          "convolves nothing and takes a grad_output of any dtype and shape, any dtype of input, transposed output "
+          "paddings and sizes it would refuse, and (on an empty input) non-positive dilations and groups (the bias "
+          "gradient is a sum of grad_output)",
+          "--invalid --config contract"),
+      dev("weight_dtype_unchecked",
+          "without output_mask[0], weight's dtype is not compared with input's (the weight gradient reads only its sizes)",
+          "--invalid --config contract"),
+      dev("grad_output_batch_unchecked",
+          "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with "
+          "input.size(0): a larger batch is taken, a smaller (or empty) one read past its end (segmentation fault)",
+          "--invalid --config contract,empty"),
+      dev("bias_sizes_unchecked",
+          "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of "
+          "bias_sizes); elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
+          "--invalid --config contract"),
+      dev("bias_gradient_without_bias",
+          "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
+          "input without batches or channels (bad optional access in a noexcept dereference)",
+          "--invalid --config contract,empty", 1000),
+      dev("bfloat16_transposed",
+          "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
+          "--config contract,half"),
+      dev("dilated_int64",
+          "the dilated kernels take int64 input, which the others refuse (\"slow_conv2d_cpu_grad_input\" not "
+          "implemented for 'Long')",
+          "--invalid --config contract"),
+      dev("mkldnn_mixes_float32_bfloat16",
+          "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
+          "other one for the gradient of input alone",
+          "--invalid --config contract,half"),
+  };
+}
+
+// The dtype of grad_output or weight: input's, checked where `checked` says; float32 and bfloat16
+// in place of each other are taken by the mkldnn kernel (`mixed`).
+ArgSpec& backward_dtype(ArgSpec& a, const std::function<bool(const Ctx&)>& checked, const DeviationRef& unchecked,
+                        const DeviationRef& mixed, const std::string& has, const std::string& is) {
+  Cond refused = In("{input.dtype} (float32 and bfloat16 interchangeable)", [](const Ctx& c) {
     S t = c.dtype("input");
     return t == S::Float || t == S::BFloat16 ? std::vector{S::Float, S::BFloat16} : std::vector{t};
   });
-  auto out_channels = [](const Ctx& c) {
-    return c.as_int("transposed") ? c.size("weight", 1) * c.as_int("groups") : c.size("weight", 0);
-  };
-  ArgSpec grad_output = Tensor("grad_output").deps("input", "output_mask");
-  checked_where(grad_output, Attribute::Dtype, refused_dtype, convolves_grad_output, unconvolved, kConvolved, kNotConvolved)
-      .dtype(Unchecked(mixed, same_dtype))
-      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))
-      .size(Unchecked(batch, Eq("input.size(0) at dim 0", [](const Ctx& c) -> std::optional<int64_t> {
-        if (c.dim() > 0) return std::nullopt;  // the others are joint
-        return c.size("input", 0);
-      })));
+  return checked_where(a, Attribute::Dtype, refused, checked, unchecked, has, is)
+      .dtype(Unchecked(mixed, Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); })))
+      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
+}
+
+// convolution_backward's input: bfloat16, float32 or float64, as the kernel checks when it
+// computes a gradient from it (int64 taken by the dilated kernels).
+ArgSpec backward_input(const BackwardDeviations& d) {
   ArgSpec input = Tensor("input").deps("transposed", "output_mask");
-  // The contract's dtypes are bfloat16, float32 and float64; the kernel's own check refuses the others but int64.
   checked_where(input, Attribute::Dtype, In(std::vector{S::BFloat16, S::Float, S::Double, S::Long}),
-                [](const Ctx& c) { return asks(c, 0) || asks(c, 1); }, unconvolved, "output_mask[0] or output_mask[1]",
-                "neither output_mask[0] nor output_mask[1]")
-      .dtype(Unchecked(dilated_int64, NotIn(std::vector{S::Long})))
-      .dtype(Avoid(bfloat16, NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
+                [](const Ctx& c) { return asks(c, 0) || asks(c, 1); }, d.unconvolved, "output_mask[0] or output_mask[1]",
+                "neither output_mask[0] nor output_mask[1]");
+  return std::move(input.dtype(Unchecked(d.dilated_int64, NotIn(std::vector{S::Long})))
+      .dtype(Avoid(d.bfloat16, NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
         if (!c.as_int("transposed")) return std::nullopt;
         return std::vector{S::BFloat16};
       })))
@@ -447,20 +449,36 @@ Spec convolution_backward() {
       .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
         auto t = c.tensor().dtype;
         return t == S::BFloat16 || t == S::Float || t == S::Double ? 0 : 1;
+      }))));
+}
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
+//     int[] stride, SymInt[] padding, int[] dilation, bool transposed, SymInt[] output_padding,
+//     int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// The arguments of convolution (plain or transposed), with grad_output shaped as its result and
+// bias_sizes None or the bias's [out channels]; output_mask says which of the gradients of input,
+// weight and bias to compute (the bias's only when there was one).
+Spec convolution_backward() {
+  const BackwardDeviations d = backward_deviations();
+  auto out_channels = [](const Ctx& c) {
+    return c.as_int("transposed") ? c.size("weight", 1) * c.as_int("groups") : c.size("weight", 0);
+  };
+  ArgSpec grad_output = Tensor("grad_output").deps("input", "output_mask");
+  backward_dtype(grad_output, convolves_grad_output, d.unconvolved, d.mixed, kConvolved, kNotConvolved)
+      .size(Unchecked(d.batch, Eq("input.size(0) at dim 0", [](const Ctx& c) -> std::optional<int64_t> {
+        if (c.dim() > 0) return std::nullopt;  // the others are joint
+        return c.size("input", 0);
       })));
   ArgSpec weight = Tensor("weight").deps("input", "output_mask");
-  checked_where(weight, Attribute::Dtype, refused_dtype, [](const Ctx& c) { return asks(c, 0) && convolves(c); },
-                weight_dtype, "output_mask[0], input.size(0) and input.size(1) > 0",
-                "not output_mask[0], or input.size(0) or input.size(1) is 0")
-      .dtype(Unchecked(mixed, same_dtype))
-      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
-  Spec spec = Spec(op)
+  backward_dtype(weight, [](const Ctx& c) { return asks(c, 0) && convolves(c); }, d.weight_dtype, d.mixed,
+                 "output_mask[0], input.size(0) and input.size(1) > 0", "not output_mask[0], or input.size(0) or input.size(1) is 0");
+  Spec spec = Spec("convolution_backward.default")
       .in(grad_output)
-      .in(input)
+      .in(backward_input(d))
       .in(weight)
       .in(LengthListOpt("bias_sizes").deps("weight", "transposed", "groups")
-            .length(Unchecked(bias_sizes, Eq(1)))
-            .value(Unchecked(bias_sizes, Eq("weight.size(0), or weight.size(1) * groups when transposed", out_channels))))
+            .length(Unchecked(d.bias_sizes, Eq(1)))
+            .value(Unchecked(d.bias_sizes, Eq("weight.size(0), or weight.size(1) * groups when transposed", out_channels))))
       .in(LengthList("stride"))
       .in(LengthList("padding"))
       .in(LengthList("dilation"))
@@ -475,8 +493,8 @@ Spec convolution_backward() {
   // Joint, so that the look-ahead completes the lists' entries at lengths they can take.
   for (const char* list : {"stride", "padding", "dilation", "output_padding"})
     spec.joint("len(" + std::string(list) + ") in {1, input.rank - 2}", length(list) == 1 || length(list) == rank("input") - 2);
-  return convolution_backward_rules(spec, unconvolved)
-      .joint_unchecked(bias_none, "output_mask[2] is False when bias_sizes is None",
+  return convolution_backward_rules(spec, d.unconvolved)
+      .joint_unchecked(d.bias_none, "output_mask[2] is False when bias_sizes is None",
                        implies(is_none("bias_sizes"), !asks(2)));
 }
 
