@@ -425,7 +425,11 @@ ArgSpec& backward_dtype(ArgSpec& a, const std::function<bool(const Ctx&)>& check
     return t == S::Float || t == S::BFloat16 ? std::vector{S::Float, S::BFloat16} : std::vector{t};
   });
   return checked_where(a, Attribute::Dtype, refused, checked, unchecked, has, is)
-      .dtype(Unchecked(mixed, Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); })))
+      .dtype(Unchecked(mixed, NotIn("{float32} for a bfloat16 input, {bfloat16} for a float32 one", [](const Ctx& c) -> std::optional<std::vector<S>> {
+        S t = c.dtype("input");
+        if (t != S::Float && t != S::BFloat16) return std::nullopt;
+        return std::vector{t == S::Float ? S::BFloat16 : S::Float};
+      })))
       .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
 }
 
