@@ -104,6 +104,14 @@ std::span<const KnownCrash> known_crashes() {
        "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract,empty --seed 0 --max 1000",
        "grad_out, mean and rstd are read as input.numel() and one-per-row elements whatever their shapes: a "
        "smaller (or empty) one is read past its end"},
+      {"convolution_backward.default", "convolution_backward.grad_output_batch_unchecked", "Segmentation fault",
+       "ops-fuzz sweep convolution_backward.default --invalid --config contract,empty --seed 0 --max 300",
+       "the slow kernels of plain convolutions do not compare grad_output.size(0) with input.size(0): a grad_output "
+       "with fewer (or no) batches is read past its end"},
+      {"convolution_backward.default", "convolution_backward.bias_gradient_without_bias", "Aborted",
+       "ops-fuzz sweep convolution_backward.default --invalid --config contract,empty --seed 0 --max 1000",
+       "output_mask[2] with bias_sizes None on an input without batches or channels: the kernel dereferences the "
+       "empty bias_sizes in a noexcept operator (bad optional access), which terminates"},
   };
   return table;
 }

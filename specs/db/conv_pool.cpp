@@ -106,13 +106,18 @@ ConvDims trailing_channels(int64_t n) {
           }};
 }
 
+using Rule = std::pair<std::string, Term>;  // a joint rule and its label
+
 // The rules shared by every convolution: positive strides, dilations and groups, non-negative
-// padding, and output channels in whole groups.
-Spec& conv_common_rules(Spec& spec) {
-  return spec.joint("stride[i] >= 1", positive_entries("stride"))
-      .joint("padding[i] >= 0", non_negative_entries("padding"))
-      .joint("dilation[i] >= 1", positive_entries("dilation"))
-      .joint("groups >= 1", value("groups") >= 1);
+// padding. A kernel that checks dilations and groups only while it convolves says where it
+// does not (`unconvolved`), and the deviation `d`.
+Spec& conv_common_rules(Spec& spec, const DeviationRef& d = nullptr, const std::optional<Emptiness>& unconvolved = {}) {
+  spec.joint("stride[i] >= 1", positive_entries("stride")).joint("padding[i] >= 0", non_negative_entries("padding"));
+  for (const auto& [label, term] : {Rule{"dilation[i] >= 1", positive_entries("dilation")}, Rule{"groups >= 1", value("groups") >= 1}}) {
+    if (unconvolved) checked_unless_empty(spec, d, label, term, *unconvolved);
+    else spec.joint(label, term);
+  }
+  return spec;
 }
 
 // weight.size(0) (output channels, or input channels when transposed) in whole groups.
@@ -121,37 +126,119 @@ Spec& weight_in_groups(Spec& spec) {
       .joint("weight.size(0) >= groups", size("weight", 0) >= value("groups"));
 }
 
+// A joint rule, where `kind` (when given: a term and its text) holds. Rules of one kind of
+// convolution (plain or transposed) hold where `transposed` says they apply.
+struct Kind {
+  std::function<Term()> when;
+  std::string text;
+};
+Rule of_kind(const std::optional<Kind>& kind, const Rule& r) {
+  if (!kind) return r;
+  return {r.first + " (" + kind->text + ")", implies(kind->when(), r.second)};
+}
+Spec& add_rules(Spec& spec, const std::optional<Kind>& kind, const std::vector<Rule>& rules) {
+  for (const auto& r : rules) {
+    auto [label, term] = of_kind(kind, r);
+    spec.joint(label, term);
+  }
+  return spec;
+}
+
+// A plain convolution's output size along spatial dim (input dim d, weight dim k, parameter i),
+// and a transposed one's.
+Term conv_output_size(int64_t d, int64_t k, int64_t i) {
+  return window_count(size("input", d), size("weight", k), param("stride", i), param("padding", i), param("dilation", i), 0);
+}
+Term transposed_output_size(int64_t d, int64_t k, int64_t i) {
+  return (size("input", d) - 1) * param("stride", i) - 2 * param("padding", i) +
+         param("dilation", i) * (size("weight", k) - 1) + param("output_padding", i) + 1;
+}
+
+// A plain convolution's channels and kernel: input channels in groups of weight.size(1), and each
+// dilated kernel dim fits the padded input.
+std::vector<Rule> plain_rules(const ConvDims& in) {
+  const std::string& c = in.channels_text;
+  return {{"weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == size("input", in.channels)},
+          {"each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](int64_t d, int64_t k, int64_t i) {
+             return size("weight", k) >= 1 &&
+                    param("dilation", i) * (size("weight", k) - 1) + 1 <= size("input", d) + 2 * param("padding", i);
+           })}};
+}
+
+// A transposed convolution's channels: weight (C, out / groups, kernel...).
+Rule transposed_input_channels(const ConvDims& in) {
+  return {"weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels)};
+}
+Rule transposed_output_channels() { return {"weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1}; }
+// Its output: each output padding below its stride or dilation, each output size >= 1.
+std::vector<Rule> transposed_output_rules(const ConvDims& in) {
+  return {{"output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
+             return param("output_padding", i) < param("stride", i) || param("output_padding", i) < param("dilation", i);
+           })},
+          {"each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](int64_t d, int64_t k, int64_t i) {
+             return size("weight", k) >= 1 && transposed_output_size(d, k, i) >= 1;
+           })}};
+}
+
 // A convolution's channels and kernel: input channels in groups of weight.size(1), and each
 // dilated kernel dim fits the padded input.
 Spec& conv_rules(Spec& spec, const ConvDims& in) {
   const std::string& c = in.channels_text;
   conv_common_rules(spec).joint(c + " % groups == 0", size("input", in.channels) % value("groups") == 0);
-  return weight_in_groups(spec)
-      .joint("weight.size(1) * groups == " + c, size("weight", 1) * value("groups") == size("input", in.channels))
-      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", in.spatial([](int64_t d, int64_t k, int64_t i) {
-        return size("weight", k) >= 1 &&
-               param("dilation", i) * (size("weight", k) - 1) + 1 <= size("input", d) + 2 * param("padding", i);
-      }));
+  return add_rules(weight_in_groups(spec), std::nullopt, plain_rules(in));
 }
 
 // A transposed convolution's channels and output: weight (C, out / groups, kernel...), each
 // output size >= 1, and each output padding below its stride or dilation.
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
   conv_common_rules(spec).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
-  return weight_in_groups(spec)
-      .joint("weight.size(0) == " + in.channels_text, size("weight", 0) == size("input", in.channels))
-      .joint("weight.size(1) >= 1 (at least one output channel per group)", size("weight", 1) >= 1)
+  add_rules(weight_in_groups(spec), std::nullopt, {transposed_input_channels(in), transposed_output_channels()})
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
-             implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")))
-      .joint("output_padding[i] < stride[i] or output_padding[i] < dilation[i]", in.spatial([](int64_t, int64_t, int64_t i) {
-        return param("output_padding", i) < param("stride", i) || param("output_padding", i) < param("dilation", i);
-      }))
-      .joint("each kernel dim of weight >= 1 and the output size along each spatial dim of input >= 1", in.spatial([](int64_t d, int64_t k, int64_t i) {
-        Term out = (size("input", d) - 1) * param("stride", i) - 2 * param("padding", i) +
-                   param("dilation", i) * (size("weight", k) - 1) + param("output_padding", i) + 1;
-        return size("weight", k) >= 1 && out >= 1;
-      }));
+             implies(!is_none("bias"), size("bias", 0) == size("weight", 1) * value("groups")));
+  return add_rules(spec, std::nullopt, transposed_output_rules(in));
+}
+
+// convolution_backward's output_mask[i] (False past its end: a mask of another length is refused).
+bool asks(const Ctx& c, size_t i) {
+  const auto& mask = std::get<Bools>(c.meta("output_mask").value);
+  return i < mask.size() && mask[i];
+}
+Term asks(int64_t i) { return elem("output_mask", i) != 0; }
+// Whether the kernel convolves: an input with batches and channels (an empty one returns zeros).
+bool convolves(const Ctx& c) { return c.rank("input") < 2 || (c.size("input", 0) > 0 && c.size("input", 1) > 0); }
+// The kernel checks grad_output only where it convolves it: for the gradient of input or weight.
+bool convolves_grad_output(const Ctx& c) { return (asks(c, 0) || asks(c, 1)) && convolves(c); }
+const char* const kConvolved = "output_mask[0] or output_mask[1], and input.size(0), input.size(1) > 0";
+const char* const kNotConvolved = "neither output_mask[0] nor output_mask[1], or input.size(0) or input.size(1) is 0";
+Emptiness grad_output_not_convolved() {
+  return {!(asks(0) || asks(1)) || size("input", 0) == 0 || size("input", 1) == 0, kConvolved, kNotConvolved};
+}
+
+// convolution_backward's rules: those of convolution, plain or transposed as `transposed` says,
+// and grad_output shaped as the result (batch apart). The kernel checks the rules of the
+// transposed output and grad_output only where it convolves (`unconvolved`).
+Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
+  ConvDims in = leading_channels();
+  Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
+  Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
+  conv_common_rules(spec, unconvolved, grad_output_not_convolved())
+      .joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
+  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, {transposed_input_channels(in)});
+  std::vector<Rule> checked_by_convolving = transposed_output_rules(in);
+  checked_by_convolving.insert(checked_by_convolving.begin(), transposed_output_channels());
+  for (const auto& r : checked_by_convolving) {
+    auto [label, term] = of_kind(transposed, r);
+    checked_unless_empty(spec, unconvolved, label, term, grad_output_not_convolved());
+  }
+  checked_unless_empty(spec, unconvolved, "grad_output.size(1) == weight.size(0), or weight.size(1) * groups when transposed",
+                       size("grad_output", 1) == ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0)),
+                       grad_output_not_convolved());
+  return checked_unless_empty(spec, unconvolved, "grad_output.size(d) is the convolution's output size in each spatial dim",
+                              in.spatial([](int64_t d, int64_t k, int64_t i) {
+                                return size("grad_output", d) ==
+                                       ite(value("transposed") != 0, transposed_output_size(d, k, i), conv_output_size(d, k, i));
+                              }), grad_output_not_convolved());
 }
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding,
@@ -284,10 +371,142 @@ Spec grid_sampler_2d() {
       .in(Bool("align_corners"));
 }
 
+// Where convolution_backward's kernel departs from its contract.
+struct BackwardDeviations {
+  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed;
+};
+BackwardDeviations backward_deviations() {
+  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300) {
+    return deviation("convolution_backward." + what, reason,
+                     "ops-fuzz sweep convolution_backward.default " + std::string(config) + " --seed 0 --max " + std::to_string(max));
+  };
+  return {
+      dev("unchecked_without_convolution",
+          "with neither output_mask[0] nor output_mask[1], or an input without batches or channels, the kernel "
+          "convolves nothing and takes a grad_output of any dtype and shape, any dtype of input, transposed output "
+          "paddings and sizes it would refuse, and (on an empty input) non-positive dilations and groups (the bias "
+          "gradient is a sum of grad_output)",
+          "--invalid --config contract"),
+      dev("weight_dtype_unchecked",
+          "without output_mask[0], weight's dtype is not compared with input's (the weight gradient reads only its sizes)",
+          "--invalid --config contract"),
+      dev("grad_output_batch_unchecked",
+          "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with "
+          "input.size(0): a larger batch is taken, a smaller (or empty) one read past its end (segmentation fault)",
+          "--invalid --config contract,empty"),
+      dev("bias_sizes_unchecked",
+          "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of "
+          "bias_sizes); elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
+          "--invalid --config contract"),
+      dev("bias_gradient_without_bias",
+          "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
+          "input without batches or channels (bad optional access in a noexcept dereference)",
+          "--invalid --config contract,empty", 1000),
+      dev("bfloat16_transposed",
+          "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
+          "--config contract,half"),
+      dev("dilated_int64",
+          "the dilated kernels take int64 input, which the others refuse (\"slow_conv2d_cpu_grad_input\" not "
+          "implemented for 'Long')",
+          "--invalid --config contract"),
+      dev("mkldnn_mixes_float32_bfloat16",
+          "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
+          "other one for the gradient of input alone",
+          "--invalid --config contract,half"),
+  };
+}
+
+// The dtype of grad_output or weight: input's, checked where `checked` says; float32 and bfloat16
+// in place of each other are taken by the mkldnn kernel (`mixed`).
+ArgSpec& backward_dtype(ArgSpec& a, const std::function<bool(const Ctx&)>& checked, const DeviationRef& unchecked,
+                        const DeviationRef& mixed, const std::string& has, const std::string& is) {
+  Cond refused = In("{input.dtype} (float32 and bfloat16 interchangeable)", [](const Ctx& c) {
+    S t = c.dtype("input");
+    return t == S::Float || t == S::BFloat16 ? std::vector{S::Float, S::BFloat16} : std::vector{t};
+  });
+  return checked_where(a, Attribute::Dtype, refused, checked, unchecked, has, is)
+      .dtype(Unchecked(mixed, NotIn("{float32} for a bfloat16 input, {bfloat16} for a float32 one", [](const Ctx& c) -> std::optional<std::vector<S>> {
+        S t = c.dtype("input");
+        if (t != S::Float && t != S::BFloat16) return std::nullopt;
+        return std::vector{t == S::Float ? S::BFloat16 : S::Float};
+      })))
+      .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }));
+}
+
+// convolution_backward's input: bfloat16, float32 or float64, as the kernel checks when it
+// computes a gradient from it (int64 taken by the dilated kernels).
+ArgSpec backward_input(const BackwardDeviations& d) {
+  ArgSpec input = Tensor("input").deps("transposed", "output_mask");
+  checked_where(input, Attribute::Dtype, In(std::vector{S::BFloat16, S::Float, S::Double, S::Long}),
+                [](const Ctx& c) { return asks(c, 0) || asks(c, 1); }, d.unconvolved, "output_mask[0] or output_mask[1]",
+                "neither output_mask[0] nor output_mask[1]");
+  return std::move(input.dtype(Unchecked(d.dilated_int64, NotIn(std::vector{S::Long})))
+      .dtype(Avoid(d.bfloat16, NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
+        if (!c.as_int("transposed")) return std::nullopt;
+        return std::vector{S::BFloat16};
+      })))
+      .rank(Be(3, 5))
+      .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
+        return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
+      }))
+      // An empty input returns before its dtype is checked.
+      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
+        auto t = c.tensor().dtype;
+        return t == S::BFloat16 || t == S::Float || t == S::Double ? 0 : 1;
+      }))));
+}
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
+//     int[] stride, SymInt[] padding, int[] dilation, bool transposed, SymInt[] output_padding,
+//     int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// The arguments of convolution (plain or transposed), with grad_output shaped as its result and
+// bias_sizes None or the bias's [out channels]; output_mask says which of the gradients of input,
+// weight and bias to compute (the bias's only when there was one).
+Spec convolution_backward() {
+  const BackwardDeviations d = backward_deviations();
+  auto out_channels = [](const Ctx& c) {
+    return c.as_int("transposed") ? c.size("weight", 1) * c.as_int("groups") : c.size("weight", 0);
+  };
+  ArgSpec grad_output = Tensor("grad_output").deps("input", "output_mask");
+  backward_dtype(grad_output, convolves_grad_output, d.unconvolved, d.mixed, kConvolved, kNotConvolved)
+      .size(Unchecked(d.batch, Eq("input.size(0) at dim 0", [](const Ctx& c) -> std::optional<int64_t> {
+        if (c.dim() > 0) return std::nullopt;  // the others are joint
+        return c.size("input", 0);
+      })));
+  ArgSpec weight = Tensor("weight").deps("input", "output_mask");
+  backward_dtype(weight, [](const Ctx& c) { return asks(c, 0) && convolves(c); }, d.weight_dtype, d.mixed,
+                 "output_mask[0], input.size(0) and input.size(1) > 0", "not output_mask[0], or input.size(0) or input.size(1) is 0");
+  Spec spec = Spec("convolution_backward.default")
+      .in(grad_output)
+      .in(backward_input(d))
+      .in(weight)
+      .in(LengthListOpt("bias_sizes").deps("weight", "transposed", "groups")
+            .length(Unchecked(d.bias_sizes, Eq(1)))
+            .value(Unchecked(d.bias_sizes, Eq("weight.size(0), or weight.size(1) * groups when transposed", out_channels))))
+      .in(LengthList("stride"))
+      .in(LengthList("padding"))
+      .in(LengthList("dilation"))
+      .in(Bool("transposed"))
+      .in(LengthList("output_padding").deps("transposed")
+            .value(Eq("0 unless transposed", [](const Ctx& c) -> std::optional<int64_t> {
+              if (c.as_int("transposed")) return std::nullopt;
+              return 0;
+            })))
+      .in(Int("groups").deps("input"))
+      .in(BoolList("output_mask").length(Eq(3)));
+  // Joint, so that the look-ahead completes the lists' entries at lengths they can take.
+  for (const char* list : {"stride", "padding", "dilation", "output_padding"})
+    spec.joint("len(" + std::string(list) + ") in {1, input.rank - 2}", length(list) == 1 || length(list) == rank("input") - 2);
+  return convolution_backward_rules(spec, d.unconvolved)
+      .joint_unchecked(d.bias_none, "output_mask[2] is False when bias_sizes is None",
+                       implies(is_none("bias_sizes"), !asks(2)));
+}
+
 }  // namespace
 
 std::span<const SpecFn> conv_pool_specs() {
-  static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d};
+  static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d,
+                                     convolution_backward};
   return table;
 }
 

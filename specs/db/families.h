@@ -40,4 +40,20 @@ Term window_count(Term in, Term kernel, Term stride, Term pad, Term dilation, Te
 Term positive_entries(const char* list);      // every entry of the int list >= 1
 Term non_negative_entries(const char* list);  // every entry of the int list >= 0
 
+// Rules a kernel checks only where it has something to compute (shape.cpp).
+// Kernels that return early when there is nothing to compute skip the checks that follow: a rule
+// is a rule of the contract while `empty` is false, and an unchecked deviation while it holds.
+// `has` and `is` end the two labels.
+Term self_is_empty();
+struct Emptiness {
+  Term empty = self_is_empty();
+  const char* has = "self has elements";
+  const char* is = "self is empty";
+};
+Spec& checked_unless_empty(Spec& s, const DeviationRef& d, const std::string& label, Term rule, const Emptiness& e = {});
+// The same for a rule of one argument's attribute: `rule` where `checked(c)` holds, an unchecked
+// deviation `d` elsewhere; `has` and `is` end the two labels.
+ArgSpec& checked_where(ArgSpec& a, Attribute attr, const Cond& rule, const std::function<bool(const Ctx&)>& checked,
+                       const DeviationRef& d, const std::string& has, const std::string& is);
+
 }  // namespace opsfuzz::db

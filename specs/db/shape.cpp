@@ -3,6 +3,26 @@
 namespace opsfuzz::db {
 using namespace dsl;
 
+Term self_is_empty() { return any(dims("self"), [](int64_t d) { return size("self", d) == 0; }); }
+Spec& checked_unless_empty(Spec& s, const DeviationRef& d, const std::string& label, Term rule, const Emptiness& e) {
+  return s.joint(label + " (" + e.has + ")", implies(!e.empty, rule))
+      .joint_unchecked(d, label + " (" + e.is + ")", implies(e.empty, rule));
+}
+
+ArgSpec& checked_where(ArgSpec& a, Attribute attr, const Cond& rule, const std::function<bool(const Ctx&)>& checked,
+                       const DeviationRef& d, const std::string& has, const std::string& is) {
+  auto part = [&](bool where, const std::string& text) {
+    Cond c = rule;
+    c.text += " (" + text + ")", c.constant = false;
+    c.fn = [fn = rule.fn, checked, where](const Ctx& x) -> std::optional<Operand> {
+      if (checked(x) != where) return std::nullopt;
+      return fn(x);
+    };
+    return c;
+  };
+  return a.add(attr, part(true, has)).add(attr, Unchecked(d, part(false, is)));
+}
+
 namespace {
 
 // cat: all sizes of the entries agree with entry 0 except along one dim, the first where an
@@ -147,18 +167,6 @@ Spec flip() {
       .in(dims_of_self("dims"));
 }
 
-// Kernels that return early when there is nothing to compute skip the checks that follow: `rule`
-// is a rule of the contract while `e.empty` is false, and an unchecked deviation `d` while it holds.
-Term self_is_empty() { return any(dims("self"), [](int64_t d) { return size("self", d) == 0; }); }
-struct Emptiness {
-  Term empty = self_is_empty();
-  const char* has = "self has elements";
-  const char* is = "self is empty";
-};
-Spec& checked_unless_empty(Spec& s, const DeviationRef& d, const std::string& label, Term rule, const Emptiness& e = {}) {
-  return s.joint(label + " (" + e.has + ")", implies(!e.empty, rule))
-      .joint_unchecked(d, label + " (" + e.is + ")", implies(e.empty, rule));
-}
 // No two entries of int list `list` are equal.
 Term distinct_entries(const std::string& list) {
   return all(elems(list), [list](int64_t i) {
