@@ -116,8 +116,11 @@ Assignment assignment(const JointProblem& p, const std::vector<MetaArg>& metas) 
       set(JointAttr::Length, -1, static_cast<int64_t>(m.tensors.size()));
     } else if (is_value_list(m.argtype)) {
       set(JointAttr::Length, -1, static_cast<int64_t>(list_length(m.value)));
-      if (const IntList* list = std::get_if<IntList>(&m.value))  // joint terms read int entries
+      // Joint terms read int and bool entries (a bool as 0 or 1).
+      if (const IntList* list = std::get_if<IntList>(&m.value))
         for (size_t k = 0; k < list->size(); ++k) set(JointAttr::Elem, static_cast<int64_t>(k), (*list)[k]);
+      if (const Bools* list = std::get_if<Bools>(&m.value))
+        for (size_t k = 0; k < list->size(); ++k) set(JointAttr::Elem, static_cast<int64_t>(k), (*list)[k] ? 1 : 0);
     } else if (!is_scalar(m.argtype) && is_numeric(m.value)) {
       set(JointAttr::Value, -1, as_int(m.value));
     }
