@@ -148,6 +148,11 @@ Spec arange_step() {
               return std::nullopt;
             }))))
       .in(Scalar("step").deps("start", "end", "dtype")
+            // Solved before its value: a bool step would leave no value of the sign below.
+            .dtype(Scope(Ne("bool when end < start (no bool is negative)", [diff](const Ctx& c) -> std::optional<ScalarDtype> {
+              if (diff(c) < 0) return ScalarDtype::Bool;
+              return std::nullopt;
+            })))
             .value(Ne(0))
             .value(Named("step >= 1 when end > start and dtype is integral (step is truncated)",
                          Ge("1 when end > start and dtype is integral", [diff](const Ctx& c) -> std::optional<double> {
