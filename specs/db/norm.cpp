@@ -40,8 +40,7 @@ Spec& joint_rule(Spec& spec, const DeviationRef& d, std::string label, Term t) {
 // A rule the kernel checks, except on an empty input where `empty` (when given) says it does not.
 Spec& unless_empty(Spec& spec, const DeviationRef& empty, const std::string& label, const Term& t) {
   if (!empty) return spec.joint(label, t);
-  return spec.joint(label + " (input not empty)", implies(numel("input") > 0, t))
-      .joint_unchecked(empty, label + " (input empty)", implies(numel("input") == 0, t));
+  return checked_unless_empty(spec, empty, label, t, {numel("input") == 0, "input not empty", "input empty"});
 }
 
 // The kernels check N, C and HxW only through their product, and the rank of the input not at all.
