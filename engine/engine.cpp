@@ -97,8 +97,40 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
 }
 
-VariableSpace AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
-                                     bool& negated, std::vector<std::string>* applied, bool lenient) const {
+size_t AttributeEngine::ConstantKeyHash::operator()(const ConstantKey& k) const {
+  size_t h = std::hash<const void*>()(k.arg);
+  for (size_t x : {static_cast<size_t>(k.a), static_cast<size_t>(k.negate), static_cast<size_t>(k.universe)})
+    h = h * 1000003 ^ x;
+  return h;
+}
+
+const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
+                                            bool& negated, VariableSpace& buffer, std::vector<std::string>* applied,
+                                            bool lenient) const {
+  bool constant = !applied && std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
+    return c.attribute != a || c.constant || !c.applies(cfg_.contract);
+  });
+  if (!constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
+  const MetaArg& self = ctx.self();
+  int kind = 0;
+  if (a == A::Value && has_tensors(arg.type) && !self.tensors.empty())
+    kind = 1 + static_cast<int>(self.tensors.back().dtype);
+  else if (a == A::Value && is_scalar(arg.type))
+    kind = 1 + static_cast<int>(self.scalar_dtype);
+  ConstantKey key{&arg, a, negate, kind};
+  auto it = constant_spaces_.find(key);
+  if (it == constant_spaces_.end()) {
+    bool n = false;
+    VariableSpace s = solve_uncached(arg, a, ctx, negate, n, nullptr, lenient);
+    it = constant_spaces_.emplace(key, Solved{std::move(s), n}).first;
+  }
+  negated = it->second.negated;
+  return it->second.space;
+}
+
+VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
+                                              bool& negated, std::vector<std::string>* applied,
+                                              bool lenient) const {
   VariableSpace s = universe(arg.type, a, ctx.self());
   negated = false;
   for (size_t k = 0; k < arg.constraints.size(); ++k) {
@@ -221,28 +253,28 @@ template <class T> bool StructuralEngine::solve_list(int64_t count, Value& out) 
 
 // ---- MetaArgEngine -----------------------------------------------------------------------
 
-bool MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
-                              VariableSpace& space) {
+const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                                              VariableSpace& buffer) {
   const ArgSpec& arg = *argspec_;
   Ctx ctx(&spec_, arg, *metas_, *meta_);
   ctx.solving(a, element, count, partial, entry_);
   bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
   bool applied = false;
   if (wants) {
-    space = attrs_.solve(arg, a, ctx, req_.negate, applied, nullptr, req_.lenient);
+    const VariableSpace& space = attrs_.solve(arg, a, ctx, req_.negate, applied, buffer, nullptr, req_.lenient);
     bool here = element < 0 || element >= negate_at_ || element == count - 1;
     if (applied && here && !space.empty()) {
       negated_ = true;
-      return true;
+      return &space;
     }
   }
   bool lenient = req_.lenient || negated_;
-  space = attrs_.solve(arg, a, ctx, -1, applied, nullptr, lenient);
-  if (!space.empty()) return true;
+  const VariableSpace& space = attrs_.solve(arg, a, ctx, -1, applied, buffer, nullptr, lenient);
+  if (!space.empty()) return &space;
   std::vector<std::string> labels;  // only a dead end needs them: solved again to collect them
-  attrs_.solve(arg, a, ctx, -1, applied, &labels, lenient);
+  attrs_.solve(arg, a, ctx, -1, applied, buffer, &labels, lenient);
   dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
-  return false;
+  return nullptr;
 }
 
 Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
@@ -255,11 +287,16 @@ Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
 }
 
 bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {
-  VariableSpace space;
-  if (!space_for(a, element, count, partial, space)) return false;
+  VariableSpace buffer;
+  const VariableSpace* space = space_for(a, element, count, partial, buffer);
+  if (!space) return false;
   int slot = entry_ < 0 ? joint_.slot(arg_, argspec_->type, a, element) : -1;
-  if (slot < 0) out = draw(a, space);
-  else if (!choose_joint(slot, a, element, space, out)) return false;
+  if (slot < 0) {
+    out = draw(a, *space);
+  } else {
+    if (space != &buffer) buffer = *space;  // the joint constraints narrow it
+    if (!choose_joint(slot, a, element, buffer, out)) return false;
+  }
   if (cfg_.contract) note_deviations(a, element, count, partial, out);
   return true;
 }
@@ -333,7 +370,9 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   if (!choose(A::Rank, entry_, count, nullptr, v)) return false;
   if (!StructuralEngine(*this).solve(A::Size, as_int(v), t.shape)) return false;
   bool negated_before = negated_;
-  if (!space_for(A::Value, entry_, count, nullptr, t.values)) return false;
+  const VariableSpace* values = space_for(A::Value, entry_, count, nullptr, t.values);
+  if (!values) return false;
+  if (values != &t.values) t.values = *values;
   if (cfg_.contract)  // which values fall into a deviation is known once the tensor is made
     for (auto& [keeps, deviation] : avoided(A::Value, entry_, count, nullptr))
       t.value_deviations.push_back({std::move(keeps), deviation->id});

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace opsfuzz {
 
@@ -42,9 +43,12 @@ class AttributeEngine {
   // Every value the variable may take before constraints (the limits of the config).
   VariableSpace universe(ArgType type, Attribute a, const MetaArg& self) const;
   // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
-  // into arg.constraints) is applied negated; `negated` tells whether it applied here.
-  VariableSpace solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
-                      std::vector<std::string>* applied = nullptr, bool lenient = false) const;
+  // into arg.constraints) is applied negated; `negated` tells whether it applied here. The
+  // space is solved into `buffer`, or, when no constraint on `a` reads the context, solved once
+  // and kept: the result refers to one or the other.
+  const VariableSpace& solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
+                             VariableSpace& buffer, std::vector<std::string>* applied = nullptr,
+                             bool lenient = false) const;
   // The universe narrowed by the constraints on `a` that read no context (all but `skip`).
   VariableSpace constant_domain(const ArgSpec& arg, Attribute a, int skip) const;
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
@@ -54,8 +58,28 @@ class AttributeEngine {
   Value pick(const VariableSpace& s, Rng& rng) const;
 
  private:
+  // A space whose constraints all read no context depends only on this key (the universe on
+  // the dtype of a value): it is solved once per engine.
+  struct ConstantKey {
+    const ArgSpec* arg;
+    Attribute a;
+    int negate;
+    int universe;  // the dtype or scalar kind a value's universe depends on
+    friend bool operator==(const ConstantKey&, const ConstantKey&) = default;
+  };
+  struct ConstantKeyHash {
+    size_t operator()(const ConstantKey& k) const;
+  };
+  struct Solved {
+    VariableSpace space;
+    bool negated;
+  };
+  VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
+                               std::vector<std::string>* applied, bool lenient) const;
+
   const Config& cfg_;
   VariableSpace dtypes_;  // the tensor dtypes the config allows
+  mutable std::unordered_map<ConstantKey, Solved, ConstantKeyHash> constant_spaces_;
 };
 
 struct ArgRequest {
@@ -102,8 +126,10 @@ class MetaArgEngine {
   friend class StructuralEngine;
   // Chooses one variable of attribute `a` (element `element` of `count` when per-element).
   bool choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out);
-  // The space of that variable, negated when this is where the requested violation goes.
-  bool space_for(Attribute a, int64_t element, int64_t count, const IntList* partial, VariableSpace& space);
+  // The space of that variable, negated when this is where the requested violation goes:
+  // `buffer` or a space the attribute engine keeps; nullptr on a dead end.
+  const VariableSpace* space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                                 VariableSpace& buffer);
   bool solve_tensor(TensorMeta& t, int64_t count, bool optional_entry);
   // For a variable that joint constraints read: narrows its space, then settles `out` on a
   // value that keeps them satisfiable, and fixes it.

@@ -95,14 +95,44 @@ TEST(AttributeEngine, AppliesConstraintsAndNegatesOne) {
   MetaArg self;
   Ctx ctx(nullptr, arg, metas, self);
   bool negated = false;
-  auto valid = ae.solve(arg, Attribute::Value, ctx, -1, negated);
+  VariableSpace buffer;
+  auto valid = ae.solve(arg, Attribute::Value, ctx, -1, negated, buffer);
   EXPECT_FALSE(negated);
   EXPECT_EQ(valid.min(), -2);
   EXPECT_EQ(valid.max(), 2);
-  auto invalid = ae.solve(arg, Attribute::Value, ctx, 1, negated);  // not (dim < 3)
+  auto invalid = ae.solve(arg, Attribute::Value, ctx, 1, negated, buffer);  // not (dim < 3)
   EXPECT_TRUE(negated);
   EXPECT_EQ(invalid.min(), 3);
   EXPECT_EQ(invalid.max(), cfg.limits.int_hi);
+  EXPECT_EQ(ae.solve(arg, Attribute::Value, ctx, -1, negated, buffer), valid);  // the kept space
+  EXPECT_FALSE(negated);
+}
+
+// A space whose constraint reads the context follows it; a constant one is kept.
+TEST(AttributeEngine, ResolvesSpacesThatReadTheContext) {
+  Config cfg;
+  AttributeEngine ae(cfg);
+  ArgSpec arg = Dim("dim").deps("self").value(Ge(0)).value(Lt("self.rank", [](const Ctx& c) { return c.rank("self"); }));
+  Spec spec("x");
+  spec.in(Tensor("self")).in(arg);
+  std::vector<MetaArg> metas(2);
+  metas[0].argtype = ArgType::Tensor;
+  metas[0].tensors.resize(1);
+  MetaArg self;
+  VariableSpace buffer;
+  bool negated = false;
+  for (int64_t rank : {2, 5}) {
+    metas[0].tensors[0].shape.assign(static_cast<size_t>(rank), 1);
+    Ctx ctx(&spec, spec.args()[1], metas, self);
+    const VariableSpace& s = ae.solve(spec.args()[1], Attribute::Value, ctx, -1, negated, buffer);
+    EXPECT_EQ(&s, &buffer);
+    EXPECT_EQ(s.max(), rank - 1);
+  }
+  ArgSpec fixed = Dim("d").value(Ge(0));
+  Ctx ctx(nullptr, fixed, metas, self);
+  const VariableSpace* first = &ae.solve(fixed, Attribute::Value, ctx, -1, negated, buffer);
+  EXPECT_NE(first, &buffer);
+  EXPECT_EQ(&ae.solve(fixed, Attribute::Value, ctx, -1, negated, buffer), first);
 }
 
 TEST(AttributeEngine, CandidatesStartWithTheBoundaries) {
