@@ -181,57 +181,59 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
   const Program::Node* nodes = p.nodes.data();
   const int* kids = p.kids.data();
   const size_t count = p.nodes.size();
-  auto is = [&](int i, int64_t v) { return known[size_t(i)] && value[size_t(i)] == v; };
   auto read = [&](int slot) {
     bool k = slot >= 0 && slot_known[size_t(slot)];
     return std::pair<bool, int64_t>(k, k ? slot_value[size_t(slot)] : 0);
   };
+  // An unknown node's value is 0, so operands are read without testing whether they are known
+  // (an unknown factor makes a product 0, and an unknown disjunct adds nothing to an `or`).
   for (size_t i = 0; i < count; ++i) {
     const auto& n = nodes[i];
-    bool ka = n.a >= 0 && known[size_t(n.a)], kb = n.b >= 0 && known[size_t(n.b)];
-    int64_t x = ka ? value[size_t(n.a)] : 0, y = kb ? value[size_t(n.b)] : 0;
-    bool k = ka && kb;
+    const size_t a = size_t(n.a), b = size_t(n.b);
+    bool k = false;
     int64_t v = 0;
     switch (n.op) {
       case TermOp::Const: k = true, v = n.value; break;
       case TermOp::Attr: {
         int slot = n.slot;
-        if (slot < 0 && ka) {  // a computed index: negative dims count from the end
+        if (slot < 0 && known[a]) {  // a computed index: negative dims count from the end
           auto [kr, rank] = read(raw_slot(JointAttr::Rank, n.arg, -1));
-          int64_t at = x < 0 && n.attr == JointAttr::Size && kr ? x + rank : x;
+          int64_t at = value[a] < 0 && n.attr == JointAttr::Size && kr ? value[a] + rank : value[a];
           slot = raw_slot(n.attr, n.arg, at);
         }
         std::tie(k, v) = read(slot);
         break;
       }
-      case TermOp::Neg: k = ka, v = -x; break;
-      case TermOp::Not: k = ka, v = x == 0; break;
-      case TermOp::Add: v = x + y; break;
-      case TermOp::Sub: v = x - y; break;
-      case TermOp::Mul:
-        if (is(n.a, 0) || is(n.b, 0)) k = true, v = 0;
-        else v = x * y;
+      case TermOp::Neg: k = known[a], v = -value[a]; break;
+      case TermOp::Not: k = known[a], v = value[a] == 0; break;
+      case TermOp::Add: k = known[a] && known[b], v = value[a] + value[b]; break;
+      case TermOp::Sub: k = known[a] && known[b], v = value[a] - value[b]; break;
+      case TermOp::Mul:  // a known 0 decides it
+        k = (known[a] && (known[b] || value[a] == 0)) || (known[b] && value[b] == 0), v = value[a] * value[b];
         break;
-      case TermOp::Div: k = k && y != 0, v = k ? floor_div(x, y) : 0; break;
-      case TermOp::Mod: k = k && y != 0, v = k ? x - y * floor_div(x, y) : 0; break;
-      case TermOp::Lt: v = x < y; break;
-      case TermOp::Le: v = x <= y; break;
-      case TermOp::Gt: v = x > y; break;
-      case TermOp::Ge: v = x >= y; break;
-      case TermOp::Eq: v = x == y; break;
-      case TermOp::Ne: v = x != y; break;
-      case TermOp::And:
-        if ((ka && x == 0) || (kb && y == 0)) k = true, v = 0;
-        else v = 1;
+      case TermOp::Div: k = known[a] && known[b] && value[b] != 0, v = k ? floor_div(value[a], value[b]) : 0; break;
+      case TermOp::Mod:
+        k = known[a] && known[b] && value[b] != 0, v = k ? value[a] - value[b] * floor_div(value[a], value[b]) : 0;
         break;
-      case TermOp::Or:
-        if ((ka && x != 0) || (kb && y != 0)) k = true, v = 1;
-        else v = 0;
+      case TermOp::Lt: k = known[a] && known[b], v = value[a] < value[b]; break;
+      case TermOp::Le: k = known[a] && known[b], v = value[a] <= value[b]; break;
+      case TermOp::Gt: k = known[a] && known[b], v = value[a] > value[b]; break;
+      case TermOp::Ge: k = known[a] && known[b], v = value[a] >= value[b]; break;
+      case TermOp::Eq: k = known[a] && known[b], v = value[a] == value[b]; break;
+      case TermOp::Ne: k = known[a] && known[b], v = value[a] != value[b]; break;
+      case TermOp::And:  // a known false decides it
+        v = !((known[a] && value[a] == 0) || (known[b] && value[b] == 0));
+        k = !v || (known[a] && known[b]);
         break;
+      case TermOp::Or: v = value[a] != 0 || value[b] != 0, k = v || (known[a] && known[b]); break;
       case TermOp::Ite: {
-        int pick = ka ? (x != 0 ? n.b : n.c) : -1;
-        if (pick >= 0) k = known[size_t(pick)], v = value[size_t(pick)];
-        else k = kb && known[size_t(n.c)] && y == value[size_t(n.c)], v = y;
+        if (known[a]) {
+          size_t pick = size_t(value[a] != 0 ? n.b : n.c);
+          k = known[pick], v = value[pick];
+        } else {  // both branches agree
+          size_t c = size_t(n.c);
+          k = known[b] && known[c] && value[b] == value[c], v = value[b];
+        }
         break;
       }
       default: {  // folds; All and Any decide as soon as one body does
@@ -250,7 +252,7 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
         }
       }
     }
-    known[i] = k, value[i] = v;
+    known[i] = k, value[i] = k ? v : 0;
   }
   if (count == 0 || !known[count - 1]) return std::nullopt;
   return value[count - 1];
@@ -323,15 +325,14 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   // An instance already decided without this slot stays decided whatever its value; one that
   // this slot's ends leave undecided waits for later slots (the look-ahead covers it).
   // The space is enumerated only when some instance is still undecided.
-  std::vector<const JointProblem::Instance*> open;
+  boost::container::small_vector<const JointProblem::Instance*, 8> open;
   for (const auto* in : task_->by_slot[static_cast<size_t>(slot)])
     if (!problem_.eval(in->program, fixed_)) open.push_back(in);
-  if (open.empty()) return;
-  const std::vector<Value> values = space.enumerate(static_cast<size_t>(n));
-  if (values.empty()) return;
+  auto lo = space.min(), hi = space.max();
+  if (open.empty() || !lo || !hi) return;
   auto& known = fixed_.known[static_cast<size_t>(slot)];
-  const int64_t ends[] = {as_int(values.front()), as_int(values.back())};
-  std::erase_if(open, [&](const JointProblem::Instance* in) {
+  const int64_t ends[] = {static_cast<int64_t>(*lo), static_cast<int64_t>(*hi)};
+  auto undecided = [&](const JointProblem::Instance* in) {
     bool decides = false;
     for (int64_t end : ends) {
       fixed_.set(slot, end);
@@ -339,8 +340,10 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
     }
     known = 0;
     return !decides;
-  });
+  };
+  open.erase(std::remove_if(open.begin(), open.end(), undecided), open.end());
   if (open.empty()) return;
+  const std::vector<Value> values = space.enumerate(static_cast<size_t>(n));
   std::vector<Value> out;
   for (const Value& v : values) {
     fixed_.set(slot, as_int(v));
