@@ -25,8 +25,9 @@ class VariableGenerator {
   double next(Rng& rng) {
     if (plain_) return draw_window(rng);
     const uint64_t r = rng.next();
-    if (static_cast<uint32_t>(r) >= uniform_below_) return table_[((r >> 32) * table_.size()) >> 32];
-    return single_window_ ? draw_window(rng) : uniform(rng);
+    const uint32_t high = static_cast<uint32_t>(r >> 32);  // independent of the low half that chose the part
+    if (static_cast<uint32_t>(r) >= uniform_below_) return table_[(uint64_t{high} * table_.size()) >> 32];
+    return single_window_ ? draw_window(high, rng) : uniform(rng);
   }
   const std::vector<double>& favoured() const { return favoured_; }
 
@@ -54,6 +55,12 @@ class VariableGenerator {
 
  private:
   double draw_window(Rng& rng) const { return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01(); }
+  // The same from 32 random bits, enough for windows of at most 2^16 integers and for floats
+  // (2^32 evenly spaced values); wider integer windows draw afresh.
+  double draw_window(uint32_t bits, Rng& rng) const {
+    if (!is_int_) return lo_ + width_ * (bits * 0x1.0p-32);
+    return span_ <= (uint64_t{1} << 16) ? lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32) : draw_window(rng);
+  }
   double uniform(Rng& rng);
   void set_mixture();
   double nearest(double v) const;  // the member of the space closest to v
