@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace opsfuzz {
 
@@ -41,10 +42,37 @@ class Rng {
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   double uniform_real(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
   bool chance(double p) { return uniform01() < p; }
+  // n 32-bit random numbers for bulk fills, from two xoshiro256** lanes seeded by this generator
+  // and stepped together in one vector: about half the instructions of next() per number.
+  void fill32(uint32_t* out, size_t n);
 
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
 };
+
+inline void Rng::fill32(uint32_t* out, size_t n) {
+  using Lanes = uint64_t __attribute__((vector_size(16)));
+  uint64_t seeds[2] = {next(), next()};
+  Lanes s[4];
+  for (auto& lanes : s) lanes = Lanes{splitmix64(seeds[0]), splitmix64(seeds[1])};
+  auto rotl = [](Lanes x, int k) { return (x << k) | (x >> (64 - k)); };
+  auto step = [&] {  // x * 5 and x * 9 as shifts and adds: 64-bit lanes have no multiply here
+    Lanes x = (s[1] << 2) + s[1];
+    x = rotl(x, 7);
+    Lanes result = (x << 3) + x, t = s[1] << 17;
+    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+    return result;
+  };
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    Lanes r = step();
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  if (i < n) {
+    Lanes r = step();
+    std::memcpy(out + i, &r, (n - i) * sizeof(uint32_t));
+  }
+}
 
 }  // namespace opsfuzz

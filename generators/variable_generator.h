@@ -7,6 +7,7 @@
 
 #include <c10/core/ScalarType.h>
 
+#include <algorithm>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -31,25 +32,30 @@ class VariableGenerator {
   }
   const std::vector<double>& favoured() const { return favoured_; }
 
-  // Fills n elements when the profile is plain Uniform (false otherwise): elements narrower
-  // than double take two 32-bit draws from one 64-bit random number.
+  // Fills n elements when the profile is plain Uniform (false otherwise), from 32 random bits
+  // each: two per random number, or for large tensors from Rng::fill32 in bulk (seeding its
+  // lanes costs as much as a hundred elements).
   template <class T> bool fill_plain(T* out, int64_t n, Rng& rng) const {
     if (!plain_) return false;
-    if constexpr (std::is_same_v<T, double>) {
-      for (int64_t i = 0; i < n; ++i) out[i] = draw_window(rng);
-      return true;
-    }
     auto make = [&](uint32_t bits) {
       if (is_int_) return static_cast<T>(lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32));
       return static_cast<T>(lo_ + width_ * (bits * 0x1.0p-32));
     };
-    int64_t i = 0;
-    for (; i + 1 < n; i += 2) {
-      uint64_t r = rng.next();
-      out[i] = make(static_cast<uint32_t>(r));
-      out[i + 1] = make(static_cast<uint32_t>(r >> 32));
+    constexpr int64_t kChunk = 1024;
+    if (n < kChunk / 4) {
+      for (int64_t i = 0; i < n; i += 2) {
+        const uint64_t r = rng.next();
+        out[i] = make(static_cast<uint32_t>(r));
+        if (i + 1 < n) out[i + 1] = make(static_cast<uint32_t>(r >> 32));
+      }
+      return true;
     }
-    if (i < n) out[i] = make(static_cast<uint32_t>(rng.next()));
+    uint32_t bits[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = std::min(kChunk, n - i);
+      rng.fill32(bits, static_cast<size_t>(m));
+      for (int64_t j = 0; j < m; ++j) out[i + j] = make(bits[j]);
+    }
     return true;
   }
 

@@ -3,6 +3,7 @@
 #include "argtypes/rng.h"
 #include "argtypes/value.h"
 
+#include <array>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -95,6 +96,21 @@ TEST(Rng, SameSeedSameSequenceAndBoundsHold) {
   }
   EXPECT_TRUE(differs);
   EXPECT_NE(derive_seed(1, 0), derive_seed(1, 1));
+}
+
+// Bulk numbers: reproducible, within n (not rounded up to the lanes), and spread evenly.
+TEST(Rng, Fill32IsReproducibleAndEven) {
+  std::vector<uint32_t> x(10003, 7), y(10003, 7);
+  Rng a(5), b(5);
+  a.fill32(x.data(), 10001);
+  b.fill32(y.data(), 10001);
+  EXPECT_EQ(x, y);
+  EXPECT_EQ(x[10001], 7u);
+  EXPECT_EQ(x[10002], 7u);
+  EXPECT_EQ(a.next(), b.next());  // both generators moved on alike
+  std::array<int, 16> buckets{};
+  for (size_t i = 0; i < 10001; ++i) ++buckets[x[i] >> 28];
+  for (int count : buckets) EXPECT_NEAR(count, 10001 / 16, 120);  // about 5 standard deviations
 }
 
 TEST(Names, DtypesByPythonName) {
