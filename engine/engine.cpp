@@ -94,10 +94,6 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   if (b == ArgType::Shape) return VariableSpace::range(VarType::Int, lim.length_lo, lim.max_size);
   if (b == ArgType::Length || b == ArgType::LengthList)
     return VariableSpace::range(VarType::Int, lim.length_lo, lim.length_hi);
-  // Dims reach two past either end of the largest rank's range [-max_rank, max_rank): further
-  // out, a dim is out of range of every tensor the engine makes, as these already are.
-  if (b == ArgType::Dim || b == ArgType::DimList)
-    return VariableSpace::range(VarType::Int, -lim.max_rank - 2, lim.max_rank + 1);
   return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
 }
 
