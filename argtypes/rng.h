@@ -26,11 +26,7 @@ class Rng {
   explicit Rng(uint64_t seed = 0) {
     for (auto& s : s_) s = splitmix64(seed);
   }
-  uint64_t next() {
-    uint64_t result = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
-    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t, s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  uint64_t next() { return step(s_); }
   // Uniform in [0, n) by multiply-shift (no division; the bias is below 2^-40 for our n).
   uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
   // Uniform integer in [lo, hi].
@@ -47,7 +43,15 @@ class Rng {
   void fill32(uint32_t* out, size_t n);
 
  private:
-  static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  template <class W> static W rotl(W x, int k) { return (x << k) | (x >> (64 - k)); }
+  // One xoshiro256** step of state s: of a 64-bit word, or of each lane of a vector of them
+  // (x * 5 and x * 9 as shifts and adds, which vector lanes have where they lack a multiply).
+  template <class W> static W step(W (&s)[4]) {
+    W x = rotl((s[1] << 2) + s[1], 7);
+    W result = (x << 3) + x, t = s[1] << 17;
+    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+    return result;
+  }
   uint64_t s_[4];
 };
 
@@ -56,21 +60,13 @@ inline void Rng::fill32(uint32_t* out, size_t n) {
   uint64_t seeds[2] = {next(), next()};
   Lanes s[4];
   for (auto& lanes : s) lanes = Lanes{splitmix64(seeds[0]), splitmix64(seeds[1])};
-  auto rotl = [](Lanes x, int k) { return (x << k) | (x >> (64 - k)); };
-  auto step = [&] {  // x * 5 and x * 9 as shifts and adds: 64-bit lanes have no multiply here
-    Lanes x = (s[1] << 2) + s[1];
-    x = rotl(x, 7);
-    Lanes result = (x << 3) + x, t = s[1] << 17;
-    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
-    return result;
-  };
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    Lanes r = step();
+    Lanes r = step(s);
     std::memcpy(out + i, &r, sizeof r);
   }
   if (i < n) {
-    Lanes r = step();
+    Lanes r = step(s);
     std::memcpy(out + i, &r, (n - i) * sizeof(uint32_t));
   }
 }

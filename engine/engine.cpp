@@ -63,6 +63,14 @@ void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
 
 AttributeEngine::AttributeEngine(const Config& cfg) : cfg_(cfg), dtypes_(dtype_space(cfg.tensor)) {}
 
+// What `universe` reads of self, as a number (0: nothing): the dtype of a tensor's values, the
+// kind of a scalar.
+int AttributeEngine::universe_kind(ArgType type, Attribute a, const MetaArg& self) {
+  if (a != A::Value) return 0;
+  if (has_tensors(type)) return self.tensors.empty() ? 0 : 1 + static_cast<int>(self.tensors.back().dtype);
+  return is_scalar(type) ? 1 + static_cast<int>(self.scalar_dtype) : 0;
+}
+
 VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg& self) const {
   const auto& lim = cfg_.limits;
   const auto& tc = cfg_.tensor;
@@ -111,13 +119,7 @@ const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, con
     return c.attribute != a || c.constant || !c.applies(cfg_.contract);
   });
   if (!constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
-  const MetaArg& self = ctx.self();
-  int kind = 0;
-  if (a == A::Value && has_tensors(arg.type) && !self.tensors.empty())
-    kind = 1 + static_cast<int>(self.tensors.back().dtype);
-  else if (a == A::Value && is_scalar(arg.type))
-    kind = 1 + static_cast<int>(self.scalar_dtype);
-  ConstantKey key{&arg, a, negate, kind};
+  ConstantKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self())};
   auto it = constant_spaces_.find(key);
   if (it == constant_spaces_.end()) {
     bool n = false;

@@ -37,10 +37,7 @@ class VariableGenerator {
   // lanes costs as much as a hundred elements).
   template <class T> bool fill_plain(T* out, int64_t n, Rng& rng) const {
     if (!plain_) return false;
-    auto make = [&](uint32_t bits) {
-      if (is_int_) return static_cast<T>(lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32));
-      return static_cast<T>(lo_ + width_ * (bits * 0x1.0p-32));
-    };
+    auto make = [&](uint32_t bits) { return static_cast<T>(from_bits(bits)); };
     constexpr int64_t kChunk = 1024;
     if (n < kChunk / 4) {
       for (int64_t i = 0; i < n; i += 2) {
@@ -61,11 +58,15 @@ class VariableGenerator {
 
  private:
   double draw_window(Rng& rng) const { return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01(); }
-  // The same from 32 random bits, enough for windows of at most 2^16 integers and for floats
-  // (2^32 evenly spaced values); wider integer windows draw afresh.
+  // A value of the single window from 32 random bits: evenly spaced for floats (2^32 of them),
+  // by multiply-shift for integers (biased by at most span_ / 2^32).
+  double from_bits(uint32_t bits) const {
+    if (is_int_) return lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32);
+    return lo_ + width_ * (bits * 0x1.0p-32);
+  }
+  // The same, enough for floats and windows of at most 2^16 integers; wider ones draw afresh.
   double draw_window(uint32_t bits, Rng& rng) const {
-    if (!is_int_) return lo_ + width_ * (bits * 0x1.0p-32);
-    return span_ <= (uint64_t{1} << 16) ? lo_ + static_cast<double>((uint64_t{bits} * span_) >> 32) : draw_window(rng);
+    return !is_int_ || span_ <= (uint64_t{1} << 16) ? from_bits(bits) : draw_window(rng);
   }
   double uniform(Rng& rng);
   void set_mixture();
