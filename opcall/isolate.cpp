@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -48,80 +50,254 @@ std::string describe_exit(int status) {
 
 namespace {
 
-constexpr uint32_t kMaxMessage = 1 << 16;
+constexpr uint64_t kFinish = ~uint64_t{0};  // the command that ends a worker
 
-[[noreturn]] void worker(size_t n, const std::function<CallOutcome(size_t)>& item, size_t from,
-                         bool keep_backtraces, int fd) {
-  at::set_num_threads(1);  // the parent's OpenMP pool does not survive fork
-  set_backtraces(keep_backtraces);
-  set_kernel_warnings(false);
-  for (size_t i = from; i < n; ++i) {
-    CallOutcome o;
-    try {
-      o = item(i);
-    } catch (const std::exception& e) {
-      o = {CallOutcome::Crashed, std::string("the item threw: ") + e.what()};
-    } catch (...) {
-      o = {CallOutcome::Crashed, "the item threw a non-standard exception"};
+std::string seconds(double s) {
+  std::string text = std::to_string(s);
+  text.erase(text.find_last_not_of('0') + 1);  // "10.000000" -> "10."
+  if (text.ends_with('.')) text.pop_back();
+  return text;
+}
+
+// A heap check before a worker exits: glibc finds damaged chunks when it walks them, and
+// malloc_trim consolidates and walks the free lists.
+void probe_heap() { ::malloc_trim(0); }
+
+// A forked copy of this process that runs the tasks the parent names, one at a time: it reads a
+// task's index, replies with [kind:1][length:4][bytes], and on kFinish probes the heap and exits.
+class Worker {
+ public:
+  Worker(const std::function<std::string(size_t)>& task, bool backtraces, int timeout_ms)
+      : timeout_ms_(timeout_ms) {
+    int down[2], up[2];
+    if (::pipe(down) != 0) throw std::runtime_error("run_tasks: pipe failed");
+    if (::pipe(up) != 0) {
+      ::close(down[0]), ::close(down[1]);
+      throw std::runtime_error("run_tasks: pipe failed");
     }
-    uint8_t kind = o.kind;
-    uint32_t len = static_cast<uint32_t>(std::min<size_t>(o.message.size(), kMaxMessage));
-    if (!write_all(fd, &kind, 1) || !write_all(fd, &len, 4) ||
-        !write_all(fd, o.message.data(), len))
+    pid_ = ::fork();
+    if (pid_ < 0) {
+      for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+      throw std::runtime_error("run_tasks: fork failed");
+    }
+    if (pid_ == 0) {
+      ::close(down[1]), ::close(up[0]);
+      serve(task, backtraces, down[0], up[1]);
+    }
+    ::close(down[0]), ::close(up[1]);
+    to_ = down[1], from_ = up[0];
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker() { end(false); }
+
+  TaskResult run(size_t i) { return exchange(i); }
+  // Done when the worker exits cleanly after its heap check; Crashed otherwise.
+  TaskResult finish() { return exchange(kFinish); }
+
+ private:
+  [[noreturn]] static void serve(const std::function<std::string(size_t)>& task, bool backtraces,
+                                 int in, int out) {
+    at::set_num_threads(1);  // the parent's OpenMP pool does not survive fork
+    set_backtraces(backtraces);
+    set_kernel_warnings(false);
+    uint64_t i = 0;
+    while (read_all(in, &i, sizeof i) == Read::Ok) {
+      TaskResult r;
+      if (i == kFinish) {
+        probe_heap();
+      } else {
+        try {
+          r.bytes = task(i);
+        } catch (const std::exception& e) {
+          r = {TaskResult::Threw, e.what()};
+        } catch (...) {
+          r = {TaskResult::Threw, "a non-standard exception"};
+        }
+      }
+      uint8_t kind = r.kind;
+      uint32_t len = static_cast<uint32_t>(r.bytes.size());
+      if (!write_all(out, &kind, 1) || !write_all(out, &len, 4) || !write_all(out, r.bytes.data(), len))
+        break;
+      if (i == kFinish) break;
+    }
+    ::_exit(0);
+  }
+
+  TaskResult exchange(uint64_t i) {
+    if (pid_ <= 0) return {TaskResult::Crashed, "the worker had ended"};
+    uint8_t kind = 0;
+    uint32_t len = 0;
+    TaskResult r;
+    Read read = write_all(to_, &i, sizeof i) ? Read::Ok : Read::Closed;
+    if (read == Read::Ok) read = read_all(from_, &kind, 1, timeout_ms_);
+    if (read == Read::Ok) read = read_all(from_, &len, 4, timeout_ms_);
+    if (read == Read::Ok) {
+      r = {static_cast<TaskResult::Kind>(kind), std::string(len, '\0')};
+      if (len) read = read_all(from_, r.bytes.data(), len, timeout_ms_);
+    }
+    if (read == Read::TimedOut) {
+      end(true);
+      return {TaskResult::TimedOut, "no result within " + seconds(timeout_ms_ / 1000.0) + " s"};
+    }
+    if (read == Read::Closed) return {TaskResult::Crashed, end(false)};
+    if (i == kFinish) {
+      std::string how = end(false);
+      if (!how.empty()) return {TaskResult::Crashed, how};
+    }
+    return r;
+  }
+
+  // Closes the pipes and reaps the worker (killed first when asked); how it ended if abnormally.
+  std::string end(bool kill) {
+    if (pid_ <= 0) return "";
+    ::close(to_), ::close(from_);
+    if (kill) ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return clean ? "" : describe_exit(status);
+  }
+
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  int timeout_ms_;
+};
+
+// The scheduler: one live worker at a time, results held back for a window, crashes blamed.
+class Tasks {
+ public:
+  Tasks(size_t n, const std::function<std::string(size_t)>& task, const IsolationOptions& options,
+        const std::function<void(size_t, const TaskResult&)>& on_result)
+      : n_(n), task_(task), options_(options), on_result_(on_result), results_(n) {
+    if (options.timeout_s > 0) timeout_ms_ = static_cast<int>(std::min(options.timeout_s * 1000, 2e9));
+  }
+
+  std::vector<TaskResult> run() {
+    size_t next = 0;
+    while (final_ < n_) {
+      Worker worker = spawn();
+      size_t first = next;
+      TaskResult ending;
+      for (; next < n_; ++next) {
+        TaskResult r = worker.run(next);
+        if (r.kind == TaskResult::Crashed || r.kind == TaskResult::TimedOut) {
+          ending = std::move(r);
+          break;
+        }
+        results_[next] = std::move(r);
+        while (next + 1 - final_ > std::max<size_t>(options_.window, 1)) confirm();
+      }
+      if (next == n_) {
+        ending = worker.finish();
+        if (ending.kind == TaskResult::Done) break;
+      }
+      next = blame(first, next, std::move(ending));
+    }
+    confirm_until(n_);
+    return std::move(results_);
+  }
+
+ private:
+  Worker spawn() const { return Worker(task_, options_.backtraces, timeout_ms_); }
+
+  void confirm() {
+    if (on_result_) on_result_(final_, results_[final_]);
+    ++final_;
+  }
+  void confirm_until(size_t k) {
+    while (final_ < k) confirm();
+  }
+  // Settles task k's result and confirms everything up to it; the run goes on after it.
+  size_t settle(size_t k, TaskResult r) {
+    confirm_until(k);
+    results_[k] = std::move(r);
+    confirm();
+    return k + 1;
+  }
+
+  // Whether running tasks m..k-1, then task k (or the heap check when k == n), kills a worker.
+  bool reproduces(size_t m, size_t k) const {
+    Worker worker = spawn();
+    for (size_t i = m; i <= k && i < n_; ++i)
+      if (worker.run(i).kind == TaskResult::Crashed) return true;
+    return worker.finish().kind == TaskResult::Crashed;
+  }
+
+  // The worker that started at `first` died during task k (k == n: during the heap check after
+  // the last task). Finds the task to blame, records it, and returns where to carry on.
+  size_t blame(size_t first, size_t k, TaskResult ending) {
+    if (ending.kind == TaskResult::TimedOut) return settle(k, std::move(ending));
+    if (k < n_) {
+      Worker worker = spawn();
+      TaskResult alone = worker.run(k);
+      if (alone.kind == TaskResult::Crashed || alone.kind == TaskResult::TimedOut)
+        return settle(k, std::move(alone));
+      results_[k] = std::move(alone);  // it survives alone: the damage came from before it
+    }
+    const std::string where =
+        k < n_ ? "during the later task #" + std::to_string(k) : "when its worker exited";
+    size_t good = std::max(first, final_);  // a crashing suffix starts here, or none does
+    if (good == k || !reproduces(good, k)) {
+      if (k == n_) return n_;  // damage that does not show again: nothing to blame it on
+      return settle(k, {TaskResult::Crashed,
+                        ending.bytes + " (the worker died during this task, which runs alone "
+                                       "without crashing; no earlier task reproduces it)"});
+    }
+    size_t bad = k;  // the latest crashing suffix start lies in [good, bad)
+    while (bad - good > 1) {
+      size_t mid = good + (bad - good) / 2;
+      (reproduces(mid, k) ? good : bad) = mid;
+    }
+    return settle(good, {TaskResult::Crashed,
+                         ending.bytes + " (found " + where + ": this task damaged the heap)"});
+  }
+
+  size_t n_;
+  const std::function<std::string(size_t)>& task_;
+  const IsolationOptions& options_;
+  const std::function<void(size_t, const TaskResult&)>& on_result_;
+  int timeout_ms_ = -1;
+  std::vector<TaskResult> results_;
+  size_t final_ = 0;  // results before this index are final and reported
+};
+
+// A call outcome as a task's bytes: [kind:1][message].
+std::string encode(const CallOutcome& o) { return static_cast<char>(o.kind) + o.message; }
+CallOutcome decode(const TaskResult& r) {
+  switch (r.kind) {
+    case TaskResult::Done:
+      return {static_cast<CallOutcome::Kind>(r.bytes.at(0)), r.bytes.substr(1)};
+    case TaskResult::Threw:
+      return {CallOutcome::Crashed, "the item threw: " + r.bytes};
+    case TaskResult::Crashed:
+      return {CallOutcome::Crashed, r.bytes};
+    case TaskResult::TimedOut:
       break;
   }
-  ::_exit(0);
+  return {CallOutcome::TimedOut, r.bytes};
 }
 
 }  // namespace
 
+std::vector<TaskResult> run_tasks(size_t n, const std::function<std::string(size_t)>& task,
+                                  const IsolationOptions& options,
+                                  const std::function<void(size_t, const TaskResult&)>& on_result) {
+  return Tasks(n, task, options, on_result).run();
+}
+
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
                                       const IsolationOptions& options) {
+  std::function<void(size_t, const TaskResult&)> report;
+  if (options.on_result)
+    report = [&](size_t i, const TaskResult& r) { options.on_result(i, decode(r)); };
+  std::vector<TaskResult> results =
+      run_tasks(n, [&](size_t i) { return encode(item(i)); }, options, report);
   std::vector<CallOutcome> out;
   out.reserve(n);
-  const int timeout_ms =
-      options.timeout_s > 0 ? static_cast<int>(std::min(options.timeout_s * 1000, 2e9)) : -1;
-  auto add = [&](CallOutcome o) {
-    out.push_back(std::move(o));
-    if (options.on_result) options.on_result(out.size() - 1, out.back());
-  };
-  while (out.size() < n) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("run_isolated: pipe failed");
-    pid_t pid = ::fork();
-    if (pid < 0) {
-      ::close(fds[0]), ::close(fds[1]);
-      throw std::runtime_error("run_isolated: fork failed");
-    }
-    if (pid == 0) {
-      ::close(fds[0]);
-      worker(n, item, out.size(), options.backtraces, fds[1]);
-    }
-    ::close(fds[1]);
-    Read r = Read::Ok;
-    while (out.size() < n) {
-      uint8_t kind = 0;
-      uint32_t len = 0;
-      if ((r = read_all(fds[0], &kind, 1, timeout_ms)) != Read::Ok) break;
-      if ((r = read_all(fds[0], &len, 4, timeout_ms)) != Read::Ok) break;
-      CallOutcome o{static_cast<CallOutcome::Kind>(kind), std::string(len, '\0')};
-      if (len && (r = read_all(fds[0], o.message.data(), len, timeout_ms)) != Read::Ok) break;
-      add(std::move(o));
-    }
-    ::close(fds[0]);
-    if (r == Read::TimedOut) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (r == Read::TimedOut) {
-      std::string limit = std::to_string(options.timeout_s);
-      limit.erase(limit.find_last_not_of('0') + 1);  // "10.000000" -> "10."
-      if (limit.ends_with('.')) limit.pop_back();
-      add({CallOutcome::TimedOut, "no result within " + limit + " s"});
-    } else if (r == Read::Closed) {
-      add({CallOutcome::Crashed, describe_exit(status)});
-    }
-  }
+  for (const TaskResult& r : results) out.push_back(decode(r));
   return out;
 }
 

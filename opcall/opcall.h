@@ -183,15 +183,31 @@ void set_kernel_warnings(bool on);
 struct IsolationOptions {
   double timeout_s = 10;    // per item; <= 0: no limit
   bool backtraces = false;  // keep c10 error backtraces in the workers
-  // Sees each outcome as soon as it is known, in order (to append and flush results).
+  // Results of a live worker are held back until this many later items have run in it (or it
+  // has finished): a crash found during a later item within the window is blamed on its cause.
+  size_t window = 16;
+  // Sees each outcome as soon as it is final, in order (to append and flush results).
   std::function<void(size_t, const CallOutcome&)> on_result;
 };
 
-// Runs item(0) ... item(n-1) in forked worker processes: one worker runs items until one crashes
-// or hangs (that item is Crashed with the signal, or TimedOut, and the worker is killed); the next
-// worker resumes after it. Returns one outcome per item, in order. Workers call
-// at::set_num_threads(1) and turn backtraces off unless asked. An exception escaping `item` is
-// reported as Crashed for that item, and the worker goes on.
+// What one isolated task came to: its bytes, or how its worker ended (the message).
+struct TaskResult {
+  enum Kind : uint8_t { Done, Threw, Crashed, TimedOut } kind = Done;
+  std::string bytes;  // Done: the task's result; otherwise why there is none
+};
+
+// Runs task(0) ... task(n-1) in forked worker processes that each run tasks until one crashes
+// or hangs; a fresh worker carries on after it. A crash is blamed on the task that caused it:
+// a task whose worker died is run again alone in a fresh worker; when it survives alone, the
+// heap damage came from a task before it in the same worker, found by re-running suffixes of the
+// held-back window; the tasks after the culprit run again. Workers call at::set_num_threads(1),
+// turn kernel warnings off and backtraces off unless asked. Results are in task order.
+std::vector<TaskResult> run_tasks(size_t n, const std::function<std::string(size_t)>& task,
+                                  const IsolationOptions& options,
+                                  const std::function<void(size_t, const TaskResult&)>& on_result = {});
+
+// run_tasks for calls: item(0) ... item(n-1), one outcome per item in order. A crash or hang is
+// that item's Crashed or TimedOut; an exception escaping `item` is Crashed ("the item threw").
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
                                       const IsolationOptions& options);
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,

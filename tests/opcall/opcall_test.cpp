@@ -391,6 +391,34 @@ TEST(Isolation, ACrashCostsOneItemAndTheNextOnesRun) {
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
 }
 
+// A task that damages its worker (here: a flag standing for a corrupted heap) without dying is
+// blamed when a later task dies of it; the tasks in between are run again.
+bool damaged = false;
+
+TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
+  std::vector<size_t> seen;
+  IsolationOptions options;
+  options.timeout_s = 30;
+  options.on_result = [&](size_t i, const CallOutcome&) { seen.push_back(i); };
+  auto outcomes = run_isolated(
+      7,
+      [](size_t i) -> CallOutcome {
+        if (i == 2) damaged = true;
+        if (i == 5 && damaged) std::abort();
+        return {CallOutcome::Accepted, std::to_string(i)};
+      },
+      options);
+  ASSERT_EQ(outcomes.size(), 7u);
+  for (size_t i : {0, 1, 3, 4, 5, 6}) {
+    EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << i;
+    EXPECT_EQ(outcomes[i].message, std::to_string(i));
+  }
+  EXPECT_EQ(outcomes[2].kind, CallOutcome::Crashed);
+  EXPECT_THAT(outcomes[2].message, HasSubstr("Aborted"));
+  EXPECT_THAT(outcomes[2].message, HasSubstr("found during the later task #5"));
+  EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
 TEST(Isolation, AHangTimesOutAndTheNextItemsRun) {
   auto outcomes = run_isolated(
       3,
