@@ -9,6 +9,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "opcall/opcall.h"
@@ -44,7 +45,8 @@ Read read_all(int fd, void* data, size_t n, int timeout_ms) {
 }
 
 std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   return "exited with status " + std::to_string(WEXITSTATUS(status)) + " before finishing";
 }
 
@@ -63,6 +65,19 @@ std::string seconds(double s) {
 // malloc_trim consolidates and walks the free lists.
 void probe_heap() { ::malloc_trim(0); }
 
+// The pipe ends this process holds to its live workers. A child closes them, so that a worker
+// sees the end of its input when its parent lets go of it, whatever other children it has.
+std::vector<int>& held_fds() {
+  static std::vector<int> fds;
+  return fds;
+}
+
+void release(int fd) {
+  auto& fds = held_fds();
+  fds.erase(std::remove(fds.begin(), fds.end(), fd), fds.end());
+  ::close(fd);
+}
+
 // A forked copy of this process that runs the tasks the parent names, one at a time: it reads a
 // task's index, replies with [kind:1][length:4][bytes], and on kFinish probes the heap and exits.
 class Worker {
@@ -75,6 +90,7 @@ class Worker {
       ::close(down[0]), ::close(down[1]);
       throw std::runtime_error("run_tasks: pipe failed");
     }
+    std::fflush(nullptr);  // or the child would write the parent's buffered output again
     pid_ = ::fork();
     if (pid_ < 0) {
       for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
@@ -82,18 +98,49 @@ class Worker {
     }
     if (pid_ == 0) {
       ::close(down[1]), ::close(up[0]);
+      for (int fd : held_fds()) ::close(fd);
+      held_fds() = {down[0], up[1]};
       serve(task, backtraces, down[0], up[1]);
     }
     ::close(down[0]), ::close(up[1]);
     to_ = down[1], from_ = up[0];
+    held_fds().insert(held_fds().end(), {to_, from_});
   }
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker() { end(false); }
 
-  TaskResult run(size_t i) { return exchange(i); }
+  TaskResult run(size_t i) { return send(i) ? receive() : TaskResult{TaskResult::Crashed, end(false)}; }
   // Done when the worker exits cleanly after its heap check; Crashed otherwise.
-  TaskResult finish() { return exchange(kFinish); }
+  TaskResult finish() {
+    if (!send(kFinish)) return {TaskResult::Crashed, end(false)};
+    TaskResult r = receive();
+    std::string how = end(false);
+    if (r.kind == TaskResult::Done && !how.empty()) return {TaskResult::Crashed, how};
+    return r;
+  }
+
+  // The two halves of run, for callers that wait on several workers (poll on reply_fd).
+  bool send(uint64_t i) { return pid_ > 0 && write_all(to_, &i, sizeof i); }
+  int reply_fd() const { return from_; }
+  TaskResult receive() {
+    if (pid_ <= 0) return {TaskResult::Crashed, "the worker had ended"};
+    uint8_t kind = 0;
+    uint32_t len = 0;
+    TaskResult r;
+    Read read = read_all(from_, &kind, 1, timeout_ms_);
+    if (read == Read::Ok) read = read_all(from_, &len, 4, timeout_ms_);
+    if (read == Read::Ok) {
+      r = {static_cast<TaskResult::Kind>(kind), std::string(len, '\0')};
+      if (len) read = read_all(from_, r.bytes.data(), len, timeout_ms_);
+    }
+    if (read == Read::TimedOut) {
+      end(true);
+      return {TaskResult::TimedOut, "no result within " + seconds(timeout_ms_ / 1000.0) + " s"};
+    }
+    if (read == Read::Closed) return {TaskResult::Crashed, end(false)};
+    return r;
+  }
 
  private:
   [[noreturn]] static void serve(const std::function<std::string(size_t)>& task, bool backtraces,
@@ -124,34 +171,10 @@ class Worker {
     ::_exit(0);
   }
 
-  TaskResult exchange(uint64_t i) {
-    if (pid_ <= 0) return {TaskResult::Crashed, "the worker had ended"};
-    uint8_t kind = 0;
-    uint32_t len = 0;
-    TaskResult r;
-    Read read = write_all(to_, &i, sizeof i) ? Read::Ok : Read::Closed;
-    if (read == Read::Ok) read = read_all(from_, &kind, 1, timeout_ms_);
-    if (read == Read::Ok) read = read_all(from_, &len, 4, timeout_ms_);
-    if (read == Read::Ok) {
-      r = {static_cast<TaskResult::Kind>(kind), std::string(len, '\0')};
-      if (len) read = read_all(from_, r.bytes.data(), len, timeout_ms_);
-    }
-    if (read == Read::TimedOut) {
-      end(true);
-      return {TaskResult::TimedOut, "no result within " + seconds(timeout_ms_ / 1000.0) + " s"};
-    }
-    if (read == Read::Closed) return {TaskResult::Crashed, end(false)};
-    if (i == kFinish) {
-      std::string how = end(false);
-      if (!how.empty()) return {TaskResult::Crashed, how};
-    }
-    return r;
-  }
-
   // Closes the pipes and reaps the worker (killed first when asked); how it ended if abnormally.
   std::string end(bool kill) {
     if (pid_ <= 0) return "";
-    ::close(to_), ::close(from_);
+    release(to_), release(from_);
     if (kill) ::kill(pid_, SIGKILL);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -252,7 +275,8 @@ class Tasks {
       (reproduces(mid, k) ? good : bad) = mid;
     }
     return settle(good, {TaskResult::Crashed,
-                         ending.bytes + " (found " + where + ": this task damaged the heap)"});
+                         ending.bytes + " (found " + where + "; run again from this task the "
+                                        "tasks crash again, from the next one they do not)"});
   }
 
   size_t n_;
@@ -286,6 +310,40 @@ std::vector<TaskResult> run_tasks(size_t n, const std::function<std::string(size
                                   const IsolationOptions& options,
                                   const std::function<void(size_t, const TaskResult&)>& on_result) {
   return Tasks(n, task, options, on_result).run();
+}
+
+void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>& work,
+              const std::function<void(size_t, const TaskResult&)>& done) {
+  struct Job {
+    std::unique_ptr<Worker> worker;
+    size_t item = 0;
+  };
+  std::vector<Job> running;
+  size_t next = 0;
+  auto start = [&] {
+    Job job{std::make_unique<Worker>(work, backtraces(), -1), next++};
+    job.worker->send(job.item);
+    running.push_back(std::move(job));
+  };
+  while (running.size() < std::max(jobs, 1u) && next < n) start();
+  while (!running.empty()) {
+    std::vector<pollfd> fds;
+    for (const Job& j : running) fds.push_back(pollfd{j.worker->reply_fd(), POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) throw std::runtime_error("run_jobs: poll failed");
+    for (size_t k = running.size(); k-- > 0;) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Job& job = running[k];
+      TaskResult r = job.worker->receive();
+      done(job.item, r);
+      if (r.kind == TaskResult::Crashed) job.worker = std::make_unique<Worker>(work, backtraces(), -1);
+      if (next < n) {
+        job.item = next++;
+        job.worker->send(job.item);
+      } else {
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
+  }
 }
 
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,

@@ -185,7 +185,7 @@ struct IsolationOptions {
   bool backtraces = false;  // keep c10 error backtraces in the workers
   // Results of a live worker are held back until this many later items have run in it (or it
   // has finished): a crash found during a later item within the window is blamed on its cause.
-  size_t window = 16;
+  size_t window = 256;
   // Sees each outcome as soon as it is final, in order (to append and flush results).
   std::function<void(size_t, const CallOutcome&)> on_result;
 };
@@ -205,6 +205,13 @@ struct TaskResult {
 std::vector<TaskResult> run_tasks(size_t n, const std::function<std::string(size_t)>& task,
                                   const IsolationOptions& options,
                                   const std::function<void(size_t, const TaskResult&)>& on_result = {});
+
+// Runs work(0) ... work(n-1) in `jobs` forked processes side by side, each taking the next index
+// when idle (work items are big: an op's sweep, a batch of a run's items, which isolate their own
+// calls). `done` sees each result as it completes, in any order: Done with work's bytes, Threw, or
+// Crashed when the job process died during it (a fresh job carries on).
+void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>& work,
+              const std::function<void(size_t, const TaskResult&)>& done);
 
 // run_tasks for calls: item(0) ... item(n-1), one outcome per item in order. A crash or hang is
 // that item's Crashed or TimedOut; an exception escaping `item` is Crashed ("the item threw").

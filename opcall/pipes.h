@@ -14,7 +14,7 @@ enum class Read { Ok, Closed, TimedOut };
 // Reads exactly n bytes, waiting at most timeout_ms (-1: forever) for each chunk.
 Read read_all(int fd, void* data, size_t n, int timeout_ms = -1);
 
-// A waitpid() status of a worker that ended early: "killed by signal Aborted", "exited with
+// A waitpid() status of a worker that ended early: "killed by signal 6 (Aborted)", "exited with
 // status 1 before finishing".
 std::string describe_exit(int status);
 

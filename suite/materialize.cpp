@@ -4,7 +4,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 #include "argtypes/rng.h"
@@ -70,13 +72,7 @@ at::Tensor sample_tensor(const Node& n, at::IntArrayRef shape, at::Generator& g)
   return t;
 }
 
-void flatten_into(const YamlValue& v, std::vector<double>& out) {
-  if (v.is_list()) {
-    for (const auto& item : v.items) flatten_into(item, out);
-  } else {
-    out.push_back(v.is_bool() ? double(v.b) : v.number());
-  }
-}
+double number_of(const YamlValue& v) { return v.is_bool() ? double(v.b) : v.number(); }
 
 void flatten_ints(const YamlValue& v, std::vector<int64_t>& out) {
   if (v.is_list()) {
@@ -86,25 +82,54 @@ void flatten_ints(const YamlValue& v, std::vector<int64_t>& out) {
   }
 }
 
+// One element's bits, as the unsigned integer of its width, in the machine's order.
+template <class Unsigned>
+void store(char* element, uint64_t bits) {
+  auto u = static_cast<Unsigned>(bits);
+  std::memcpy(element, &u, sizeof u);
+}
+
+void store_bits(char* element, uint64_t bits, size_t bytes) {
+  if (bytes == 2) return store<uint16_t>(element, bits);
+  if (bytes == 4) return store<uint32_t>(element, bits);
+  store<uint64_t>(element, bits);
+}
+
+// Floating elements, flat: numbers cast from float64 to the dtype, then the elements written as
+// bits stored as they are (the loader checked their width).
+at::Tensor floating_elements(const YamlValue& value, at::ScalarType dtype) {
+  std::vector<const YamlValue*> elements;
+  leaves(value, elements);
+  std::vector<double> numbers;
+  numbers.reserve(elements.size());
+  for (const YamlValue* e : elements) numbers.push_back(e->is_string() ? 0.0 : number_of(*e));
+  at::Tensor t = at::tensor(numbers, doubles()).to(dtype);
+  auto* data = static_cast<char*>(t.data_ptr());
+  for (size_t k = 0; k < elements.size(); ++k)
+    if (auto bits = parse_bits(*elements[k])) store_bits(data + k * t.element_size(), bits->bits, t.element_size());
+  return t;
+}
+
 at::Tensor const_tensor(const Node& n) {
-  at::Tensor t;
+  std::vector<int64_t> pair_shape = n.shape;
+  pair_shape.push_back(2);
+  if (c10::isComplexType(n.dtype) && nests_as(n.value, pair_shape))  // [real, imaginary] pairs
+    return at::view_as_complex(floating_elements(n.value, c10::toRealValueType(n.dtype)).reshape(pair_shape));
   if (c10::isIntegralType(n.dtype, true)) {  // exact for large integers
     std::vector<int64_t> flat;
     flatten_ints(n.value, flat);
-    t = at::tensor(flat, at::TensorOptions().dtype(at::kLong));
-  } else {
-    std::vector<double> flat;
-    flatten_into(n.value, flat);
-    t = at::tensor(flat, doubles());
+    return at::tensor(flat, at::TensorOptions().dtype(at::kLong)).reshape(n.shape).to(n.dtype);
   }
-  return t.reshape(n.shape).to(n.dtype);
+  if (c10::isFloatingType(n.dtype)) return floating_elements(n.value, n.dtype).reshape(n.shape);
+  return floating_elements(n.value, at::kDouble).reshape(n.shape).to(n.dtype);  // complex: real parts
 }
 
 c10::IValue scalar_value(const Node& n) {
   if (n.dtype == at::kBool) return n.value.is_bool() ? n.value.b : n.value.number() != 0;
   if (c10::isIntegralType(n.dtype, false))
     return n.value.is_int() ? n.value.i : static_cast<int64_t>(n.value.is_bool() ? n.value.b : n.value.f);
-  return n.value.is_bool() ? double(n.value.b) : n.value.number();
+  if (auto bits = parse_bits(n.value)) return std::bit_cast<double>(bits->bits);
+  return number_of(n.value);
 }
 
 c10::IValue sample_scalar(const Node& n, at::Generator& g) {

@@ -12,6 +12,32 @@ namespace opsfuzz::suite {
 
 void register_builtin_modules();  // modules_nn.cpp
 
+// Converts a parameter or buffer to `dtype` in place when it is floating-point (shared with
+// modules_nn.cpp).
+void convert_floating(const at::Tensor& t, c10::ScalarType dtype);
+
+void convert_floating(const at::Tensor& t, c10::ScalarType dtype) {
+  if (!t.defined() || !at::isFloatingType(t.scalar_type()) || t.scalar_type() == dtype) return;
+  at::NoGradGuard no_grad;
+  // set_data keeps the tensor object, so the module's parameter slot sees the new data.
+  t.set_data(t.to(dtype));
+}
+
+std::shared_ptr<Module> Module::clone() const {
+  throw UnconvertibleModule("this module cannot be copied: its class does not implement clone()");
+}
+
+void Module::to(c10::ScalarType dtype) {
+  throw UnconvertibleModule(std::string("this module cannot be converted to ") +
+                            c10::toString(dtype) + ": its class does not implement to()");
+}
+
+std::shared_ptr<Module> converted_copy(const Module& module, c10::ScalarType dtype) {
+  std::shared_ptr<Module> copy = module.clone();
+  copy->to(dtype);
+  return copy;
+}
+
 namespace {
 
 struct Entry {
@@ -47,6 +73,15 @@ class ScriptModule : public Module {
   c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) override {
     std::unordered_map<std::string, c10::IValue> named(kwargs.begin(), kwargs.end());
     return module_.get_method("forward")(args, named);
+  }
+  // torch::jit::Module::clone deep-copies the attributes, tensors included.
+  std::shared_ptr<Module> clone() const override {
+    return std::make_shared<ScriptModule>(module_.clone());
+  }
+  // Not torch::jit::Module::to: it would convert integral buffers too.
+  void to(c10::ScalarType dtype) override {
+    for (const at::Tensor& t : module_.parameters()) convert_floating(t, dtype);
+    for (const at::Tensor& t : module_.buffers()) convert_floating(t, dtype);
   }
 
  private:

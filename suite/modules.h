@@ -16,13 +16,29 @@ namespace opsfuzz::suite {
 
 using Kwargs = std::vector<std::pair<std::string, c10::IValue>>;  // as opcall::Kwargs
 
+// A module that cannot be copied or converted to another dtype (a user's module that does not
+// implement Module::clone and Module::to).
+class UnconvertibleModule : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A constructed module (in eval mode), ready to be called.
 class Module {
  public:
   virtual ~Module() = default;
   // Multi-output modules return tuples.
   virtual c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) = 0;
+  // A copy with parameters and buffers of its own, so that converting it leaves this module as it
+  // is (backends share one module). The default throws UnconvertibleModule.
+  virtual std::shared_ptr<Module> clone() const;
+  // Converts the floating-point parameters and buffers (submodules' too) to `dtype`, in place;
+  // integral, bool and complex ones stay. The default throws UnconvertibleModule.
+  virtual void to(c10::ScalarType dtype);
 };
+
+// A copy of `module` with its floating-point parameters and buffers in `dtype`; `module` is left
+// unchanged. Throws UnconvertibleModule for a module that cannot be copied or converted.
+std::shared_ptr<Module> converted_copy(const Module& module, c10::ScalarType dtype);
 
 // A module that cannot be made here for a reason outside the test (a Python source file):
 // runners report the test as skipped with this message.

@@ -8,6 +8,7 @@ namespace opsfuzz::suite {
 
 void register_builtin_module(const std::string& path, Signature signature, ModuleFactory factory,
                              bool variadic);
+void convert_floating(const at::Tensor& t, c10::ScalarType dtype);  // modules.cpp
 
 namespace {
 
@@ -51,7 +52,8 @@ torch::ExpandingArray<D> arr(const Bound& b, const std::string& name) {
   return torch::ExpandingArray<D>(at::ArrayRef<int64_t>(v));
 }
 
-// A module whose forward is a function of its bound forward arguments.
+// A module without parameters or buffers whose forward is a function of its bound forward
+// arguments: a copy shares nothing that converting could change.
 class FnModule : public Module {
  public:
   FnModule(std::string what, Signature signature, Forward fn)
@@ -59,6 +61,8 @@ class FnModule : public Module {
   c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) override {
     return fn_(Bound(what_, signature_, args, kwargs));
   }
+  std::shared_ptr<Module> clone() const override { return std::make_shared<FnModule>(*this); }
+  void to(c10::ScalarType) override {}
 
  private:
   std::string what_;
@@ -66,13 +70,67 @@ class FnModule : public Module {
   Forward fn_;
 };
 
-// Puts a torch::nn module in eval mode and keeps it alive for its forward function.
+// A torch::nn module (M is its holder, e.g. nn::Linear) with a forward function of its bound
+// forward arguments.
+template <class M>
+class NnModule : public Module {
+ public:
+  using Fn = std::function<c10::IValue(M&, const Bound&)>;
+  NnModule(std::string what, Signature signature, M m, Fn fn)
+      : what_(std::move(what)), signature_(std::move(signature)), m_(std::move(m)),
+        fn_(std::move(fn)) {}
+  c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) override {
+    return fn_(m_, Bound(what_, signature_, args, kwargs));
+  }
+  // torch::nn's clone deep-copies parameters, buffers and submodules, and keeps eval mode.
+  std::shared_ptr<Module> clone() const override {
+    auto copy = std::dynamic_pointer_cast<typename M::ContainedType>(m_->clone());
+    return std::make_shared<NnModule>(what_, signature_, M(std::move(copy)), fn_);
+  }
+  // Not torch::nn::Module::to: it would convert integral buffers (num_batches_tracked) too.
+  void to(c10::ScalarType dtype) override {
+    for (const at::Tensor& t : m_->parameters()) convert_floating(t, dtype);
+    for (const at::Tensor& t : m_->buffers()) convert_floating(t, dtype);
+  }
+
+ private:
+  std::string what_;
+  Signature signature_;
+  M m_;
+  Fn fn_;
+};
+
+// Applies modules in turn (Sequential).
+class SequentialModule : public Module {
+ public:
+  SequentialModule(std::string what, std::vector<std::shared_ptr<Module>> steps)
+      : what_(std::move(what)), steps_(std::move(steps)) {}
+  c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) override {
+    c10::IValue x = Bound(what_, {"input"}, args, kwargs).get("input");
+    for (const auto& step : steps_) x = step->forward({x}, {});
+    return x;
+  }
+  std::shared_ptr<Module> clone() const override {
+    std::vector<std::shared_ptr<Module>> copies;
+    for (const auto& step : steps_) copies.push_back(step->clone());
+    return std::make_shared<SequentialModule>(what_, std::move(copies));
+  }
+  void to(c10::ScalarType dtype) override {
+    for (const auto& step : steps_) step->to(dtype);
+  }
+
+ private:
+  std::string what_;
+  std::vector<std::shared_ptr<Module>> steps_;
+};
+
+// Puts a torch::nn module in eval mode and keeps it for its forward function.
 template <class M>
 std::shared_ptr<Module> wrap(const Bound& ctor, M m, Signature forward_signature,
                              std::function<c10::IValue(M&, const Bound&)> fn) {
   m->eval();
-  return std::make_shared<FnModule>(ctor.what() + ".forward", std::move(forward_signature),
-                                    [m, fn](const Bound& in) mutable { return fn(m, in); });
+  return std::make_shared<NnModule<M>>(ctor.what() + ".forward", std::move(forward_signature),
+                                       std::move(m), std::move(fn));
 }
 
 // The usual case: forward(input) -> Tensor.
@@ -751,13 +809,7 @@ void register_shapes() {
             throw std::invalid_argument(b.what() + ": arguments must be modules (construct nodes)");
           steps.push_back(m);
         }
-        return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
-                                          [steps](const Bound& in) {
-                                            c10::IValue x = in.get("input");
-                                            for (const auto& step : steps)
-                                              x = step->forward({x}, {});
-                                            return x;
-                                          });
+        return std::make_shared<SequentialModule>(b.what() + ".forward", std::move(steps));
       },
       true);
 }

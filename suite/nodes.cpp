@@ -418,18 +418,32 @@ bool NodeParser::sampling(Node& n, const YamlValue& v, const std::string& path, 
 
 namespace {
 
-// Whether a literal value's nesting follows the shape from `depth` on.
-bool follows_shape(const YamlValue& value, const std::vector<int64_t>& shape, size_t depth) {
-  if (depth == shape.size()) return !value.is_list();
-  if (!value.is_list() || static_cast<int64_t>(value.items.size()) != shape[depth]) return false;
-  return std::all_of(value.items.begin(), value.items.end(),
-                     [&](const YamlValue& item) { return follows_shape(item, shape, depth + 1); });
+// A complex tensor's value may give each element as a [real, imaginary] pair: one level deeper.
+bool complex_pairs(const Node& n, const YamlValue& value) {
+  if (!c10::isComplexType(n.dtype)) return false;
+  std::vector<int64_t> shape = n.shape;
+  shape.push_back(2);
+  return nests_as(value, shape);
 }
 
-// The leaves of a literal value (nested lists flattened).
-void leaves(const YamlValue& value, std::vector<const YamlValue*>& out) {
-  if (!value.is_list()) return out.push_back(&value);
-  for (const auto& item : value.items) leaves(item, out);
+// The bytes of an element written as bits: a floating element's, or a complex part's in pairs;
+// 0 where elements cannot be written as bits.
+size_t bits_width(const Node& n, bool pairs) {
+  if (pairs) return c10::elementSize(c10::toRealValueType(n.dtype));
+  return c10::isFloatingType(n.dtype) ? c10::elementSize(n.dtype) : 0;
+}
+
+// Why a literal tensor element cannot be read, if it cannot.
+std::optional<std::string> element_problem(const YamlValue& e, size_t width, c10::ScalarType dtype) {
+  if (e.is_bool() || e.is_number()) return std::nullopt;
+  auto bits = parse_bits(e);
+  if (!bits) return "value element " + python_repr(e) + " is not a number";
+  std::string where = "a " + std::string(c10::toString(dtype)) + " element";
+  if (width == 0) return "value element " + python_repr(e) + " gives bits, which only floating elements take";
+  if (bits->bytes != width)
+    return "value element " + python_repr(e) + " has " + std::to_string(2 * bits->bytes) + " hex digits, " +
+           where + (c10::isComplexType(dtype) ? "'s part" : "") + " has " + std::to_string(2 * width);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -437,16 +451,18 @@ void leaves(const YamlValue& value, std::vector<const YamlValue*>& out) {
 // A literal tensor value: numbers (or bools) nested as the shape says. A value whose elements
 // are as many as the shape holds is reshaped to it; a float for an integral dtype is truncated;
 // both with a warning, as the original framework's torch.tensor(value).reshape(shape) reads them.
+// Beyond that framework: floating elements written by their bits, complex ones as pairs.
 void NodeParser::check_value(Node& n, const YamlValue& value, const std::string& path) {
+  bool pairs = complex_pairs(n, value);
   std::vector<const YamlValue*> elements;
   leaves(value, elements);
   for (const YamlValue* e : elements)
-    if (!e->is_bool() && !e->is_number())
-      return defer(n, *e, path, "value element " + python_repr(*e) + " is not a number");
+    if (auto problem = element_problem(*e, bits_width(n, pairs), n.dtype)) return defer(n, *e, path, *problem);
+  if (pairs) return;
   int64_t numel = 1;
   for (int64_t size : n.shape) numel *= size;
   std::string dtype = c10::toString(n.dtype);
-  if (!follows_shape(value, n.shape, 0)) {
+  if (!nests_as(value, n.shape)) {
     std::string shape = "[" + join_ints(n.shape) + "]";
     if (static_cast<int64_t>(elements.size()) != numel)
       return defer(n, value, path,
@@ -498,8 +514,14 @@ std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& pa
   n.type = NodeType::Scalar;
   n.pos = v.pos;
   const YamlValue* value = v.find("value");
-  if (value && !value->is_number() && !value->is_bool()) {
-    error(*value, path + ".value", "scalar value must be a number or a bool");
+  // A float written by its bits (a Python float is a float64: 16 hex digits).
+  auto bits = value ? parse_bits(*value) : std::nullopt;
+  if (bits && bits->bytes != 8) {
+    error(*value, path + ".value", "scalar bits must have 16 hex digits (a Python float is a float64)");
+    return std::nullopt;
+  }
+  if (value && !value->is_number() && !value->is_bool() && !bits) {
+    error(*value, path + ".value", "scalar value must be a number, a bool or float64 bits (\"bits:0x...\")");
     return std::nullopt;
   }
   if (!v.find("kind") && !v.find("dtype") && value) {  // a literal tells its own kind
@@ -514,7 +536,7 @@ std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& pa
     bool is_bool = n.dtype == c10::ScalarType::Bool;
     bool fits = is_bool                               ? value->is_bool()
                 : c10::isIntegralType(n.dtype, false) ? value->is_int()
-                                                      : value->is_number();
+                                                      : value->is_number() || bits;
     if (!fits) {  // the literal is passed as written, as the original framework passes it
       warning(*value, path + ".value",
               "value " + python_repr(*value) + " does not fit kind " +

@@ -13,8 +13,13 @@ namespace opsfuzz::suite {
 
 namespace {
 
-// Why a test cannot run here, if it cannot.
-std::optional<std::string> unavailable(const Test& test) {
+TestOutcome failed(const Test& test, Status status, std::string message) {
+  return TestOutcome{test.id, status, std::move(message), {}};
+}
+
+}  // namespace
+
+std::optional<std::string> unavailable_device(const Test& test) {
   switch (test.device) {
     case Device::Cpu:
       return std::nullopt;
@@ -29,12 +34,6 @@ std::optional<std::string> unavailable(const Test& test) {
   return std::nullopt;
 }
 
-TestOutcome failed(const Test& test, Status status, std::string message) {
-  return TestOutcome{test.id, status, std::move(message), {}};
-}
-
-}  // namespace
-
 const char* name(Status s) {
   switch (s) {
     case Status::Ok:
@@ -48,7 +47,7 @@ const char* name(Status s) {
 }
 
 TestOutcome run_test(const Test& test, uint64_t run_seed) {
-  if (auto why = unavailable(test)) return failed(test, Status::Skipped, *why);
+  if (auto why = unavailable_device(test)) return failed(test, Status::Skipped, *why);
   try {
     std::shared_ptr<Module> module;
     if (test.module) module = materialize_module(test, run_seed);

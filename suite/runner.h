@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "suite/ids.h"
@@ -26,6 +27,9 @@ struct RunOptions {
   uint64_t seed = 0;
   IdFilter filter;
 };
+
+// Why this machine cannot run the test's device (cuda, mps), or nullopt.
+std::optional<std::string> unavailable_device(const Test& test);
 
 // Runs one test; never throws for problems of the test itself.
 TestOutcome run_test(const Test& test, uint64_t run_seed);

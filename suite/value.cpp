@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <regex>
@@ -102,18 +103,38 @@ std::string YamlValue::kind_name() const {
 
 // ---- Python rendering ----
 
-std::string python_float(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+namespace {
+
+// A finite double in scientific form: its significant digits (no trailing zeros) and exponent.
+struct Decimal {
+  bool negative = false;
+  std::string digits;
+  int exponent = 0;
+};
+
+// Shortest round-trip digits, or `significant` digits rounded to nearest when given.
+Decimal decimal(double x, int significant) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);  // "-1.2345e-05": shortest round-trip digits
-  bool negative = sci[0] == '-';
-  if (negative) sci.erase(0, 1);
+  auto res = significant > 0
+                 ? std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific, significant - 1)
+                 : std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);  // "-1.2345e-05"
+  Decimal d;
+  d.negative = sci[0] == '-';
+  if (d.negative) sci.erase(0, 1);
   size_t e = sci.find('e');
-  int exponent = std::stoi(sci.substr(e + 1));
-  std::string digits = sci.substr(0, e);
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  d.exponent = std::stoi(sci.substr(e + 1));
+  d.digits = sci.substr(0, e);
+  d.digits.erase(std::remove(d.digits.begin(), d.digits.end(), '.'), d.digits.end());
+  while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
+  return d;
+}
+
+// Python's repr layout: positional for exponents in [-4, 16), scientific outside ("1e-05", or
+// "1.0e-05" with point_always).
+std::string layout(const Decimal& d, bool point_always) {
+  const std::string& digits = d.digits;
+  int exponent = d.exponent;
   std::string out;
   if (exponent >= -4 && exponent < 16) {  // Python's repr switches to exponents outside this
     if (exponent < 0) {
@@ -125,12 +146,59 @@ std::string python_float(double x) {
     }
   } else {
     out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    if (digits.size() > 1)
+      out.append(".").append(digits, 1);
+    else if (point_always)
+      out += ".0";
     char exp[16];
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     out += exp;
   }
-  return negative ? "-" + out : out;
+  return d.negative ? "-" + out : out;
+}
+
+}  // namespace
+
+std::string python_float(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return layout(decimal(x, 0), false);
+}
+
+std::string yaml_float(double x, int significant) {
+  if (std::isnan(x)) return ".nan";
+  if (std::isinf(x)) return x > 0 ? ".inf" : "-.inf";
+  return layout(decimal(x, significant), true);
+}
+
+std::optional<ElementBits> parse_bits(const YamlValue& v) {
+  static constexpr std::string_view kPrefix = "bits:0x";
+  if (!v.is_string() || !v.s.starts_with(kPrefix)) return std::nullopt;
+  std::string_view hex = std::string_view(v.s).substr(kPrefix.size());
+  if (hex.size() != 4 && hex.size() != 8 && hex.size() != 16) return std::nullopt;
+  ElementBits out{0, hex.size() / 2};
+  auto res = std::from_chars(hex.data(), hex.data() + hex.size(), out.bits, 16);
+  if (res.ec != std::errc() || res.ptr != hex.data() + hex.size()) return std::nullopt;
+  return out;
+}
+
+std::string bits_text(uint64_t bits, size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "bits:0x%0*llx", static_cast<int>(2 * bytes),
+                static_cast<unsigned long long>(bits));
+  return buf;
+}
+
+bool nests_as(const YamlValue& value, std::span<const int64_t> shape) {
+  if (shape.empty()) return !value.is_list();
+  if (!value.is_list() || static_cast<int64_t>(value.items.size()) != shape[0]) return false;
+  return std::all_of(value.items.begin(), value.items.end(),
+                     [&](const YamlValue& item) { return nests_as(item, shape.subspan(1)); });
+}
+
+void leaves(const YamlValue& value, std::vector<const YamlValue*>& out) {
+  if (!value.is_list()) return out.push_back(&value);
+  for (const auto& item : value.items) leaves(item, out);
 }
 
 static std::string python_string_repr(const std::string& s) {
@@ -266,32 +334,27 @@ std::optional<int64_t> parse_base(const std::string& digits, int base) {
 std::optional<int64_t> construct_int(std::string_view raw) {
   std::string text = without_underscores(raw);
   int sign = take_sign(text);
-  std::optional<int64_t> v;
-  if (text == "0")
-    v = 0;
-  else if (text.starts_with("0b"))
-    v = parse_base(text.substr(2), 2);
-  else if (text.starts_with("0x"))
-    v = parse_base(text.substr(2), 16);
-  else if (text[0] == '0')
-    v = parse_base(text, 8);
-  else if (text.find(':') != std::string::npos) {  // base 60: 1:30 -> 90
-    int64_t total = 0;
-    size_t start = 0;
-    while (start <= text.size()) {
-      size_t end = text.find(':', start);
-      if (end == std::string::npos) end = text.size();
-      auto part = parse_base(text.substr(start, end - start), 10);
-      if (!part) return std::nullopt;
-      total = total * 60 + *part;
-      start = end + 1;
-    }
-    v = total;
-  } else {
-    v = parse_base(text, 10);
+  // The sign goes with the digits, so that -9223372036854775808 (whose magnitude int64 lacks) reads.
+  auto signed_digits = [&](size_t skip, int base) {
+    std::string digits = sign < 0 ? "-" : "";
+    return parse_base(digits.append(text, skip), base);
+  };
+  if (text == "0") return 0;
+  if (text.starts_with("0b")) return signed_digits(2, 2);
+  if (text.starts_with("0x")) return signed_digits(2, 16);
+  if (text[0] == '0') return signed_digits(0, 8);
+  if (text.find(':') == std::string::npos) return signed_digits(0, 10);
+  int64_t total = 0;  // base 60: 1:30 -> 90
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(':', start);
+    if (end == std::string::npos) end = text.size();
+    auto part = parse_base(text.substr(start, end - start), 10);
+    if (!part) return std::nullopt;
+    total = total * 60 + *part;
+    start = end + 1;
   }
-  if (!v) return std::nullopt;
-  return sign * *v;
+  return sign * total;
 }
 
 std::optional<double> construct_float(std::string_view raw) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,26 @@ std::string python_str(const YamlValue& v);
 std::string python_repr(const YamlValue& v);
 // Python's float repr (shortest round trip): 0.5, 1e-05, 100000.0, 1e+16, inf, nan.
 std::string python_float(double x);
+// The float as YAML 1.1 reads it back: Python's layout, but with a '.' in every exponent form
+// (1.0e-05, 1.0e+16) since YAML 1.1 reads 1e-05 as a string; .inf, -.inf, .nan. The shortest
+// decimal that reads back as x, or the one of `significant` digits (1 to 17) when given.
+std::string yaml_float(double x, int significant = 0);
+
+// A floating element written by its bit pattern: "bits:0x" then the pattern, read as an unsigned
+// integer of the element's width, in two hex digits per byte ("bits:0xffc00000": a float32 NaN
+// with its sign bit set). What .nan cannot say: a NaN's sign and payload.
+struct ElementBits {
+  uint64_t bits = 0;
+  size_t bytes = 0;  // the width its digits give: 2, 4 or 8
+};
+std::optional<ElementBits> parse_bits(const YamlValue& v);  // nullopt unless a string of that form
+std::string bits_text(uint64_t bits, size_t bytes);       // "bits:0x7fc00000" for (.., 4)
+
+// Whether a literal value nests as `shape` says: lists of shape[0] entries, each nesting as the
+// rest, down to non-list leaves.
+bool nests_as(const YamlValue& value, std::span<const int64_t> shape);
+// The leaves of a literal value, nested lists flattened in order.
+void leaves(const YamlValue& value, std::vector<const YamlValue*>& out);
 // Python == on the parsed values: 3 == 3.0 == True-free numbers, mappings ignore key order.
 bool python_equal(const YamlValue& a, const YamlValue& b);
 

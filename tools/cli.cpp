@@ -8,6 +8,7 @@
 
 #include "engine/config.h"
 #include "tools/commands.h"
+#include "tools/run_command.h"
 
 namespace opsfuzz {
 
@@ -89,11 +90,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add_selection(generate_cmd, gen.selection);
   add_generation(generate_cmd, gen.invalid, gen.seed, gen.max, gen.index, gen.config);
   generate_cmd->add_flag("--out", gen.with_out, "also generate out= tensors");
-  generate_cmd->add_option("--format", format, "summary (a table per op) or jsonl (one sample a line)")
+  generate_cmd->add_option("--format", format,
+                            "summary (a table per op), jsonl (one sample a line) or yaml (a test suite for run-eager: "
+                            "one test per sample, values exact, tensors contiguous)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"summary", "jsonl"}));
+      ->check(CLI::IsMember({"summary", "jsonl", "yaml"}));
   generate_cmd->callback([&] {
-    gen.jsonl = format == "jsonl";
+    gen.format = format == "jsonl" ? SampleFormat::Jsonl : format == "yaml" ? SampleFormat::Yaml : SampleFormat::Summary;
     command = [&] { return generate(gen, out, err); };
   });
 
@@ -164,6 +167,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   check_cmd->add_flag("--expect-valid", check.expect_valid,
                       "exit 1 unless every selected test with a spec is valid (for CI of hand-written suites)");
   check_cmd->callback([&] { command = [&] { return check_suite(check, out, err); }; });
+
+  auto run_options = add_run_commands(app, command, out, err);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back

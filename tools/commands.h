@@ -24,9 +24,13 @@ struct OpSelection {
 };
 std::vector<const Spec*> select_specs(const OpSelection& selection);
 
+// How generate prints samples: a table per op, one JSON object a line, or a YAML test suite.
+enum class SampleFormat : uint8_t { Summary, Jsonl, Yaml };
+
 struct GenerateOptions {
   OpSelection selection;
-  bool invalid = false, with_out = false, jsonl = false;
+  bool invalid = false, with_out = false;
+  SampleFormat format = SampleFormat::Summary;
   uint64_t seed = 0;
   int64_t max = 100;
   int64_t index = -1;

@@ -121,7 +121,7 @@ const KnownCrash* find_known_crash(const std::string& op, const std::vector<std:
   auto matches = [](const char* glob, const std::string& s) { return ::fnmatch(glob, s.c_str(), 0) == 0; };
   for (const auto& k : known_crashes())
     if (matches(k.op, op) && std::any_of(wheres.begin(), wheres.end(), [&](const auto& w) { return matches(k.where, w); }) &&
-        message.ends_with(std::string("signal ") + k.signal))
+        message.find(std::string(" (") + k.signal + ")") != std::string::npos)
       return &k;
   return nullptr;
 }

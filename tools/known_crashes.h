@@ -18,8 +18,8 @@ struct KnownCrash {
 
 std::span<const KnownCrash> known_crashes();
 
-// The known crash matching a sample of `op` that crashed with `message` ("killed by signal
-// Aborted"), where `wheres` are its violated constraint and the deviations it hits.
+// The known crash matching a sample of `op` that crashed with `message` ("killed by signal 6
+// (Aborted)"), where `wheres` are its violated constraint and the deviations it hits.
 const KnownCrash* find_known_crash(const std::string& op, const std::vector<std::string>& wheres,
                                    const std::string& message);
 

@@ -16,6 +16,7 @@
 #include "tools/commands.h"
 #include "tools/known_crashes.h"
 #include "tools/sample_json.h"
+#include "tools/sample_yaml.h"
 
 namespace opsfuzz {
 
@@ -135,11 +136,16 @@ int list_specs(bool deviations, std::ostream& out) {
 
 int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
   Config cfg = parse_config(o.config);
+  if (o.with_out && o.format == SampleFormat::Yaml)
+    throw UsageError("--out: a YAML suite passes no out= tensors to the op (its 'out' key is not an input)");
   auto specs = select_specs(o.selection);
   note_sampling(specs, cfg, err);
-  if (!o.jsonl)
+  bool summary = o.format == SampleFormat::Summary;
+  if (summary)
     out << row("%-30s %8s %7s %8s %7s %6s %7s %7s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
                "ranks", "single", "pairs", "dead-ends", "z3-calls", "samples/s");
+  std::optional<YamlSuiteWriter> yaml;
+  if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid});
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
   for (const Spec* spec : specs) {
     OpSummary sum;
@@ -149,11 +155,12 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     for (int64_t i = 0; i < count && gen.next(s); ++i) {
       if (static_cast<int64_t>(s.index) < o.index) continue;
       observe(s, sum);
-      if (o.jsonl) out << to_json(*spec, s) << '\n';
+      if (o.format == SampleFormat::Jsonl) out << to_json(*spec, s) << '\n';
+      if (yaml) yaml->add(*spec, s);
     }
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sum.stats = gen.stats();
-    if (!o.jsonl)
+    if (summary)
       out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %9llu %10.0f\n", spec->op().c_str(),
                  static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
                  static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
@@ -162,6 +169,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
                  static_cast<unsigned long long>(sum.stats.solver_calls),
                  (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
   }
+  if (yaml) yaml->finish();
   return 0;
 }
 

@@ -1,18 +1,12 @@
 #include "tools/sweep.h"
 
-#include <ATen/Parallel.h>
 #include <nlohmann/json.hpp>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <map>
 
 #include "engine/config.h"
 #include "generators/execute.h"
-#include "opcall/pipes.h"
 #include "tools/known_crashes.h"
 
 namespace opsfuzz {
@@ -125,53 +119,6 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
 
 // ------------------------------------------------------------------------------------- jobs
 
-namespace {
-
-// Frames on a job's pipes: a 4-byte length, then the text.
-bool write_frame(int fd, const std::string& text) {
-  uint32_t n = static_cast<uint32_t>(text.size());
-  return opcall::write_all(fd, &n, sizeof n) && opcall::write_all(fd, text.data(), n);
-}
-
-bool read_frame(int fd, std::string& text) {
-  uint32_t n = 0;
-  if (opcall::read_all(fd, &n, sizeof n) != opcall::Read::Ok) return false;
-  text.resize(n);
-  return opcall::read_all(fd, text.data(), n) == opcall::Read::Ok;
-}
-
-// A job process: sweeps the ops it is sent (their index, one frame each) and answers with
-// each result as JSON; it ends when its input is closed.
-struct Job {
-  pid_t pid = -1;
-  int to = -1, from = -1;
-  int64_t op = -1;  // the op it is sweeping, -1 when idle
-};
-
-Job start_job(const std::vector<const Spec*>& specs, const SweepOptions& options,
-              const std::vector<Job>& others) {
-  int down[2], up[2];
-  if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error("sweep: pipe() failed");
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("sweep: fork() failed");
-  if (pid == 0) {
-    for (const Job& o : others) ::close(o.to), ::close(o.from);
-    ::close(down[1]), ::close(up[0]);
-    at::set_num_threads(1);
-    std::string frame;
-    while (read_frame(down[0], frame)) {
-      size_t i = std::stoul(frame);
-      if (!write_frame(up[1], to_json(sweep_op(*specs[i], options)).dump())) break;
-    }
-    ::_exit(0);
-  }
-  ::close(down[0]), ::close(up[1]);
-  return Job{pid, down[1], up[0], -1};
-}
-
-}  // namespace
-
 std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOptions& options,
                            const std::function<void(size_t, const OpSweep&)>& done) {
   std::vector<OpSweep> results(specs.size());
@@ -183,52 +130,15 @@ std::vector<OpSweep> sweep(const std::vector<const Spec*>& specs, const SweepOpt
     for (size_t i = 0; i < specs.size(); ++i) finish(i, sweep_op(*specs[i], options));
     return results;
   }
-  std::vector<Job> jobs;
-  size_t next = 0;
-  auto assign = [&](Job& job) {
-    if (next < specs.size()) {
-      job.op = static_cast<int64_t>(next);
-      if (write_frame(job.to, std::to_string(next++))) return;
-    }
-    ::close(job.to), job.to = -1;  // nothing left for it: it ends
-  };
-  for (unsigned k = 0; k < std::min<size_t>(options.jobs, specs.size()); ++k) {
-    jobs.push_back(start_job(specs, options, jobs));
-    assign(jobs.back());
-  }
-  while (!jobs.empty()) {
-    std::vector<pollfd> fds;
-    for (const Job& j : jobs) fds.push_back(pollfd{j.from, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) throw std::runtime_error("sweep: poll() failed");
-    for (size_t k = jobs.size(); k-- > 0;) {
-      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Job& job = jobs[k];
-      std::string frame;
-      if (job.op >= 0 && read_frame(job.from, frame)) {
-        finish(static_cast<size_t>(job.op), op_sweep_from_json(nlohmann::json::parse(frame)));
-        job.op = -1;
-        assign(job);
-        continue;
-      }
-      // The job ended: done, or it died sweeping an op (that op's result says so).
-      int status = 0;
-      if (job.to >= 0) ::close(job.to);
-      ::close(job.from);
-      ::waitpid(job.pid, &status, 0);
-      int64_t lost = job.op;
-      jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(k));
-      if (lost >= 0) {
-        OpSweep r;
-        r.op = specs[lost]->op();
-        r.error = "its sweep job " + opcall::describe_exit(status);
-        finish(static_cast<size_t>(lost), std::move(r));
-        if (next < specs.size()) {  // a fresh job carries on
-          jobs.push_back(start_job(specs, options, jobs));
-          assign(jobs.back());
-        }
-      }
-    }
-  }
+  opcall::run_jobs(
+      specs.size(), options.jobs, [&](size_t i) { return to_json(sweep_op(*specs[i], options)).dump(); },
+      [&](size_t i, const opcall::TaskResult& r) {
+        if (r.kind == opcall::TaskResult::Done) return finish(i, op_sweep_from_json(nlohmann::json::parse(r.bytes)));
+        OpSweep lost;
+        lost.op = specs[i]->op();
+        lost.error = "its sweep job " + std::string(r.kind == opcall::TaskResult::Threw ? "threw: " : "") + r.bytes;
+        finish(i, std::move(lost));
+      });
   return results;
 }
 

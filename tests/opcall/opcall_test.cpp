@@ -415,7 +415,7 @@ TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   }
   EXPECT_EQ(outcomes[2].kind, CallOutcome::Crashed);
   EXPECT_THAT(outcomes[2].message, HasSubstr("Aborted"));
-  EXPECT_THAT(outcomes[2].message, HasSubstr("found during the later task #5"));
+  EXPECT_THAT(outcomes[2].message, HasSubstr("found during the later task #5; run again from this task"));
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 

@@ -122,11 +122,11 @@ TEST_F(Tools, EveryUnexpectedResultCarriesACommandThatReproducesIt) {
 
 TEST_F(Tools, KnownCrashesMatchOpPlaceAndSignal) {
   const auto& k = known_crashes().front();
-  EXPECT_EQ(find_known_crash(k.op, {k.where}, std::string("killed by signal ") + k.signal), &k);
-  EXPECT_EQ(find_known_crash(k.op, {"another rule"}, std::string("killed by signal ") + k.signal), nullptr);
-  EXPECT_EQ(find_known_crash(k.op, {k.where}, "killed by signal Floating point exception"), nullptr);
+  EXPECT_EQ(find_known_crash(k.op, {k.where}, std::string("killed by signal 11 (") + k.signal + ")"), &k);
+  EXPECT_EQ(find_known_crash(k.op, {"another rule"}, std::string("killed by signal 11 (") + k.signal + ")"), nullptr);
+  EXPECT_EQ(find_known_crash(k.op, {k.where}, "killed by signal 8 (Floating point exception)"), nullptr);
   EXPECT_NE(find_known_crash("fmod.Tensor", {"fmod.Tensor.lowest_dividend_by_minus_one"},
-                             "killed by signal Floating point exception"), nullptr);  // globs
+                             "killed by signal 8 (Floating point exception)"), nullptr);  // globs
   // Each entry names deviations of the SpecDB (op and id as globs).
   for (const auto& c : known_crashes()) {
     size_t sites = 0;

@@ -1,0 +1,517 @@
+#include "runner/oracle.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <type_traits>
+
+#include "runner/values.h"
+
+namespace opsfuzz::runner {
+
+// ---------------------------------------------------------------------------------- statuses
+
+namespace {
+constexpr std::array<const char*, 7> kStatusNames = {
+    "OK", "SKIPPED", "EXPORT_FAIL", "INFER_FAIL", "TIMING_FAIL", "TIMED_ERROR", "ERROR"};
+}
+
+const char* name(Status status) { return kStatusNames.at(static_cast<size_t>(status)); }
+
+std::optional<Status> parse_status(std::string_view text) {
+  for (size_t i = 0; i < kStatusNames.size(); ++i)
+    if (text == kStatusNames[i]) return static_cast<Status>(i);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------- tolerances
+
+// torch.testing.assert_close's defaults, chosen so that two correct implementations that round
+// differently agree, while a wrong result does not:
+//   Float     rtol 1.3e-6 (about 11 ulp of 2^-23), atol 1e-5 (results that cancel to near zero);
+//   Double    rtol 1e-7, atol 1e-7;
+//   Half      rtol 1e-3: above 2^-10, the largest relative gap between neighbouring halves, so a
+//             1-ulp difference always passes; atol 1e-5: above the subnormal step 2^-24;
+//   BFloat16  rtol 1.6e-2: two ulp of its 2^-7 relative gap; atol 1e-5;
+//   complex   its float parts' (ComplexHalf as Half, ...);
+//   integral and bool: exact — two correct integer results are equal.
+Tolerance default_tolerance(c10::ScalarType dtype) {
+  switch (c10::toRealValueType(dtype)) {
+    case c10::ScalarType::Float: return {1e-5, 1.3e-6};
+    case c10::ScalarType::Double: return {1e-7, 1e-7};
+    case c10::ScalarType::Half: return {1e-5, 1e-3};
+    case c10::ScalarType::BFloat16: return {1e-5, 1.6e-2};
+    default: return {0, 0};
+  }
+}
+
+Tolerance tolerance_for(c10::ScalarType a, c10::ScalarType b, std::optional<c10::ScalarType> precision) {
+  Tolerance loosest = default_tolerance(a);
+  auto loosen = [&](Tolerance t) {
+    loosest.atol = std::max(loosest.atol, t.atol);
+    loosest.rtol = std::max(loosest.rtol, t.rtol);
+  };
+  loosen(default_tolerance(b));
+  if (precision) loosen(default_tolerance(*precision));
+  return loosest;
+}
+
+// ---------------------------------------------------------------------------------- elements
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+template <typename T>
+constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> ||
+                               std::is_same_v<T, c10::BFloat16>;
+
+// Shortest text that reads back as the same value of T (Half and BFloat16 through float).
+template <typename T>
+std::string number_text(T v) {
+  std::array<char, 64> buffer{};
+  auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
+  return std::string(buffer.data(), ec == std::errc() ? end : buffer.data());
+}
+
+template <typename T>
+std::string value_text(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(static_cast<int64_t>(v));
+  } else if constexpr (c10::is_complex<T>::value) {  // Python's spelling: (1-2j)
+    std::string im = value_text(v.imag());
+    return "(" + value_text(v.real()) + (im.front() == '-' ? "" : "+") + im + "j)";
+  } else if constexpr (std::is_same_v<T, double>) {
+    return number_text(v);
+  } else {
+    return number_text(static_cast<float>(v));
+  }
+}
+
+// The bit pattern of a floating value (Half and BFloat16 keep theirs in x).
+template <typename T>
+uint64_t bits_of(T v) {
+  if constexpr (std::is_same_v<T, float>) return std::bit_cast<uint32_t>(v);
+  else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
+  else return v.x;
+}
+
+// How many representable values of T lie between two finite values: sign-magnitude patterns
+// are ordered by value on each side of zero; +0 and -0 count as one value.
+template <typename T>
+double ulp_distance(T a, T b) {
+  constexpr uint64_t sign = uint64_t{1} << (sizeof(T) * 8 - 1);
+  const uint64_t x = bits_of(a), y = bits_of(b);
+  const uint64_t mx = x & ~sign, my = y & ~sign;
+  if ((x & sign) != (y & sign)) return static_cast<double>(mx + my);
+  return static_cast<double>(mx > my ? mx - my : my - mx);
+}
+
+// One element pair judged: whether it passes, its Chebyshev distance and its ULP distance.
+struct Judged {
+  bool ok = true;
+  double distance = 0, ulp = 0;
+};
+
+// NaN equals NaN and an infinity itself; anything else among non-finite values is infinitely far.
+Judged special(bool equal) { return equal ? Judged{} : Judged{false, kInf, kInf}; }
+
+template <typename T>
+Judged judge(T out, T ref, Tolerance tol) {
+  if constexpr (c10::is_complex<T>::value) {
+    const double xr = static_cast<double>(out.real()), xi = static_cast<double>(out.imag());
+    const double yr = static_cast<double>(ref.real()), yi = static_cast<double>(ref.imag());
+    const bool nan_x = std::isnan(xr) || std::isnan(xi), nan_y = std::isnan(yr) || std::isnan(yi);
+    if (nan_x || nan_y) return special(nan_x && nan_y);
+    if (std::isinf(xr) || std::isinf(xi) || std::isinf(yr) || std::isinf(yi))
+      return special(xr == yr && xi == yi);
+    const double d = std::hypot(xr - yr, xi - yi);
+    return {d <= tol.atol + tol.rtol * std::hypot(yr, yi), d,
+            std::max(ulp_distance(out.real(), ref.real()), ulp_distance(out.imag(), ref.imag()))};
+  } else if constexpr (is_float_like<T>) {
+    const double x = static_cast<double>(out), y = static_cast<double>(ref);
+    if (std::isnan(x) || std::isnan(y)) return special(std::isnan(x) && std::isnan(y));
+    if (std::isinf(x) || std::isinf(y)) return special(x == y);
+    const double d = std::abs(x - y);
+    return {d <= tol.atol + tol.rtol * std::abs(y), d, ulp_distance(out, ref)};
+  } else {  // integral and bool: exact; one unit in the last place is 1
+    const double d = std::abs(static_cast<double>(out) - static_cast<double>(ref));
+    return {out == ref, d, d};
+  }
+}
+
+// opdiff's |a - b| in float64 (the modulus for complex values), non-finite values as IEEE has them.
+template <typename T>
+double float64_gap(T out, T ref) {
+  if constexpr (c10::is_complex<T>::value) {
+    return std::hypot(static_cast<double>(out.real()) - static_cast<double>(ref.real()),
+                      static_cast<double>(out.imag()) - static_cast<double>(ref.imag()));
+  } else {
+    return std::abs(static_cast<double>(out) - static_cast<double>(ref));
+  }
+}
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (c10::is_complex<T>::value) return is_nan(v.real()) || is_nan(v.imag());
+  else if constexpr (is_float_like<T>) return std::isnan(static_cast<double>(v));
+  else return false;
+}
+
+// acc = max(acc, v), where NaN wins and stays (numpy's max, not Python's).
+void raise_to(double& acc, double v) {
+  if (!std::isnan(acc) && (std::isnan(v) || v > acc)) acc = v;
+}
+
+// Everything one leaf's elements contribute.
+struct LeafScan {
+  double ulp = 0, chebyshev = 0;
+  double square_sum = 0, abs_sum = 0, max_abs = 0;  // opdiff's, NaN propagating
+  int64_t first_bad = -1;                           // flat index of the first failing element
+  std::string out_text, ref_text;                   // its values
+  bool nan_in_output = false, nan_in_reference = false;
+};
+
+template <typename T>
+LeafScan scan_elements(const at::Tensor& out, const at::Tensor& ref, Tolerance tol) {
+  const T* a = static_cast<const T*>(out.data_ptr());
+  const T* b = static_cast<const T*>(ref.data_ptr());
+  LeafScan s;
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    const Judged j = judge(a[i], b[i], tol);
+    s.ulp = std::max(s.ulp, j.ulp);
+    s.chebyshev = std::max(s.chebyshev, j.distance);
+    if (!j.ok && s.first_bad < 0) {
+      s.first_bad = i;
+      s.out_text = value_text(a[i]);
+      s.ref_text = value_text(b[i]);
+    }
+    const double gap = float64_gap(a[i], b[i]);
+    s.square_sum += gap * gap;
+    s.abs_sum += gap;
+    raise_to(s.max_abs, gap);
+    s.nan_in_output = s.nan_in_output || is_nan(a[i]);
+    s.nan_in_reference = s.nan_in_reference || is_nan(b[i]);
+  }
+  return s;
+}
+
+// A leaf's values as a dense, contiguous tensor of `dtype` with plain bits (conj/neg resolved).
+at::Tensor plain(const at::Tensor& t, c10::ScalarType dtype) {
+  at::Tensor dense = t.is_sparse() ? t.to_dense() : t.is_quantized() ? t.dequantize() : t;
+  return dense.resolve_conj().resolve_neg().to(dtype).contiguous();
+}
+
+// ---------------------------------------------------------------------------------- leaves
+
+std::string sizes_text(c10::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// The index of the flat (row-major) position `flat` in a tensor of `sizes`: " at [1, 4]".
+std::string index_text(int64_t flat, c10::IntArrayRef sizes) {
+  if (sizes.empty()) return "";
+  std::vector<int64_t> index(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = flat % sizes[d];
+    flat /= sizes[d];
+  }
+  return " at " + sizes_text(index);
+}
+
+std::string leaf_name(const std::string& path) { return path.empty() ? "output" : "output " + path; }
+
+std::string kind_text(const Leaf& leaf) { return leaf.none ? "None" : leaf.scalar ? "number" : "tensor"; }
+
+std::string tolerance_text(std::optional<Tolerance> tol) {
+  if (!tol) return "exact";
+  return "atol " + number_text(tol->atol) + ", rtol " + number_text(tol->rtol);
+}
+
+// opdiff normalizes a 0-d leaf to shape [1] before comparing shapes.
+std::vector<int64_t> opdiff_shape(const at::Tensor& t) {
+  return t.dim() == 0 ? std::vector<int64_t>{1} : t.sizes().vec();
+}
+
+// Walks the leaf pairs of one comparison, keeping opdiff's first reason the outputs are not
+// comparable and our first reason they do not match.
+class Comparison {
+ public:
+  Comparison(std::optional<c10::ScalarType> precision, std::optional<Tolerance> tolerance)
+      : precision_(precision), tolerance_(tolerance) {}
+
+  Diff run(const std::vector<Leaf>& out, const std::vector<Leaf>& ref) {
+    if (out.size() != ref.size()) {
+      not_comparable("NOT_COMPARABLE_SHAPE", "len mismatch");
+      mismatch("output: " + std::to_string(out.size()) + " leaves vs reference " + std::to_string(ref.size()));
+    } else {
+      for (size_t i = 0; i < out.size(); ++i) leaf(out[i], ref[i]);
+    }
+    if (diff_.comparable && count_ > 0) {
+      diff_.mse = square_sum_ / static_cast<double>(count_);
+      diff_.mean_abs = abs_sum_ / static_cast<double>(count_);
+      diff_.max_abs = max_abs_;
+    }
+    return diff_;
+  }
+
+ private:
+  void not_comparable(std::string code, std::string msg) {
+    if (!diff_.comparable) return;
+    diff_.comparable = false;
+    diff_.code = std::move(code);
+    diff_.msg = std::move(msg);
+  }
+
+  void mismatch(std::string why) {
+    if (!diff_.match) return;
+    diff_.match = false;
+    diff_.why = std::move(why);
+  }
+
+  void leaf(const Leaf& out, const Leaf& ref) {
+    const std::string name = leaf_name(out.path);
+    if (out.path != ref.path)
+      mismatch(name + " vs reference" + (ref.path.empty() ? "" : " " + ref.path) + ": nested differently");
+    if (out.none || ref.none) {
+      if (out.none == ref.none) return;
+      not_comparable("NOT_COMPARABLE_SHAPE", "type mismatch");
+      return mismatch(name + ": " + kind_text(out) + " vs reference " + kind_text(ref));
+    }
+    if (out.scalar != ref.scalar) mismatch(name + ": " + kind_text(out) + " vs reference " + kind_text(ref));
+    const at::Tensor &a = out.value, &b = ref.value;
+    if (a.scalar_type() != b.scalar_type())
+      mismatch(name + ": dtype " + c10::toString(a.scalar_type()) + " vs reference " + c10::toString(b.scalar_type()));
+    if (a.sizes() != b.sizes()) mismatch(name + ": shape " + sizes_text(a.sizes()) + " vs reference " + sizes_text(b.sizes()));
+    if (opdiff_shape(a) != opdiff_shape(b)) return not_comparable("NOT_COMPARABLE_SHAPE", "shape mismatch");
+    if (a.numel() == 0) return not_comparable("NOT_COMPARABLE_EMPTY", "");
+    values(name, a, b);
+  }
+
+  // Integral and bool leaves compare exactly (nullopt); others within the tolerance.
+  std::optional<Tolerance> tolerance(c10::ScalarType compared, const at::Tensor& a, const at::Tensor& b) const {
+    if (c10::isIntegralType(compared, /*includeBool=*/true)) return std::nullopt;
+    return tolerance_ ? *tolerance_ : tolerance_for(a.scalar_type(), b.scalar_type(), precision_);
+  }
+
+  void values(const std::string& name, const at::Tensor& a, const at::Tensor& b) {
+    const c10::ScalarType compared = at::promote_types(a.scalar_type(), b.scalar_type());
+    const std::optional<Tolerance> tol = tolerance(compared, a, b);
+    const at::Tensor pa = plain(a, compared), pb = plain(b, compared);
+    LeafScan s;
+    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, compared,
+                                           "oracle_compare", [&] { s = scan_elements<scalar_t>(pa, pb, tol.value_or(Tolerance{})); });
+    if (s.nan_in_reference) not_comparable("NAN_IN_BASELINE", "baseline contains NaN");
+    if (s.nan_in_output) not_comparable("NAN_IN_OUTPUT", "output contains NaN");
+    square_sum_ += s.square_sum;
+    abs_sum_ += s.abs_sum;
+    raise_to(max_abs_, s.max_abs);
+    count_ += a.numel();
+    diff_.ulp = std::max(diff_.ulp, s.ulp);
+    diff_.chebyshev = std::max(diff_.chebyshev, s.chebyshev);
+    if (s.first_bad >= 0)
+      mismatch(name + index_text(s.first_bad, a.sizes()) + ": " + s.out_text + " vs reference " + s.ref_text +
+               " (" + tolerance_text(tol) + ")");
+  }
+
+  std::optional<c10::ScalarType> precision_;
+  std::optional<Tolerance> tolerance_;
+  Diff diff_;
+  double square_sum_ = 0, abs_sum_ = 0, max_abs_ = 0;
+  int64_t count_ = 0;
+};
+
+}  // namespace
+
+// opdiff's walk, with these choices where it has none: a None leaf on both sides is comparable
+// and contributes nothing (opdiff fails on it); when no element is compared at all the metrics
+// are 0 (opdiff fails there too); complex differences are moduli (opdiff's float64 cast drops
+// the imaginary part); max_abs is NaN once a difference is (opdiff's Python max ignores it).
+Diff compare(const c10::IValue& output, const c10::IValue& reference, std::optional<c10::ScalarType> precision,
+             std::optional<Tolerance> tolerance) {
+  return Comparison(precision, tolerance).run(flatten(output), flatten(reference));
+}
+
+Diff compare(const Output& out, const c10::IValue& baseline) {
+  return compare(out.value, out.reference ? *out.reference : baseline, out.precision, out.tolerance);
+}
+
+// ---------------------------------------------------------------------------------- JSON
+
+namespace {
+nlohmann::json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+}  // namespace
+
+nlohmann::json to_json(const Diff& diff) {
+  nlohmann::json j;
+  j["ok"] = diff.comparable;
+  if (diff.comparable) {
+    j["mse"] = json_number(diff.mse);
+    j["max_abs"] = json_number(diff.max_abs);
+    j["mean_abs"] = json_number(diff.mean_abs);
+  } else {
+    j["code"] = diff.code;
+    j["msg"] = diff.msg.empty() ? nlohmann::json() : nlohmann::json(diff.msg);
+  }
+  j["verdict"] = diff.match ? "match" : "mismatch";
+  j["ulp"] = json_number(diff.ulp);
+  j["chebyshev"] = json_number(diff.chebyshev);
+  if (!diff.match) j["why"] = diff.why;
+  return j;
+}
+
+// ---------------------------------------------------------------------------------- value-comparable
+
+namespace {
+
+// The op's name without namespace and in-place underscore: "aten::bernoulli_" -> "bernoulli".
+std::string base_name(const opcall::Op& op) {
+  std::string name = op.schema().name();
+  if (auto colons = name.rfind("::"); colons != std::string::npos) name.erase(0, colons + 2);
+  if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') name.pop_back();
+  return name;
+}
+
+// The bound value of the argument called `name`, or null when the op has none.
+const c10::IValue* argument(const Call& call, std::string_view name) {
+  const auto& params = call.op->schema().arguments();
+  for (size_t i = 0; i < params.size() && i < call.args.size(); ++i)
+    if (params[i].name() == name) return &call.args[i];
+  return nullptr;
+}
+
+const at::Tensor* tensor_argument(const Call& call, std::string_view name) {
+  const c10::IValue* v = argument(call, name);
+  return v && v->isTensor() && v->toTensor().defined() ? &v->toTensor() : nullptr;
+}
+
+bool takes_generator(const c10::FunctionSchema& schema) {
+  return std::any_of(schema.arguments().begin(), schema.arguments().end(), [](const c10::Argument& a) {
+    const c10::TypePtr& type = a.type();
+    const auto* optional = type->castRaw<c10::OptionalType>();
+    return (optional ? optional->getElementType() : type)->kind() == c10::TypeKind::GeneratorType;
+  });
+}
+
+// Whether a training-mode flag is on: true, or None (native_dropout's default is training).
+bool flag_on(const c10::IValue* v) { return !v || v->isNone() || (v->isBool() && v->toBool()); }
+
+std::optional<std::string> random_reason(const Call& call, const std::string& base) {
+  static const std::set<std::string, std::less<>> dropouts = {
+      "dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "native_dropout"};
+  static const std::set<std::string, std::less<>> random_ops = {
+      "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
+      "multinomial", "normal", "normal_functional", "uniform", "exponential", "geometric", "cauchy",
+      "log_normal", "random", "poisson", "binomial", "_standard_gamma", "_sample_dirichlet",
+      "_fused_dropout", "_no_grad_normal", "_no_grad_uniform"};
+  const std::string draws = call.what() + " draws random numbers";
+  if (dropouts.contains(base)) {
+    const c10::IValue* p = argument(call, "p");
+    const bool drops = !(p && p->isDouble() && p->toDouble() == 0);  // p = 0 keeps every element
+    if (!flag_on(argument(call, "train")) || !drops) return std::nullopt;
+    return draws + " (train=True)";
+  }
+  if (base == "rrelu" || base == "rrelu_with_noise") {  // random slopes only in training
+    if (!flag_on(argument(call, "training"))) return std::nullopt;
+    return draws + " (training=True)";
+  }
+  if (random_ops.contains(base) || takes_generator(call.op->schema())) return draws;
+  return std::nullopt;
+}
+
+std::optional<std::string> uninitialized_reason(const Call& call, const std::string& base) {
+  static const std::set<std::string, std::less<>> empties = {
+      "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_quantized",
+      "_empty_affine_quantized", "_empty_per_channel_affine_quantized"};
+  if (!empties.contains(base)) return std::nullopt;
+  return call.what() + " returns uninitialized memory";
+}
+
+bool integral(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && c10::isIntegralType(v.toTensor().scalar_type(), true);
+  return v.isInt() || v.isBool();
+}
+
+bool has_zero(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().eq(0).any().item<bool>();
+  return v.isInt() ? v.toInt() == 0 : v.isBool() && !v.toBool();
+}
+
+// Integer division and remainder by zero: CPU kernels raise ZeroDivisionError, other backends
+// (fused kernels, other devices) may trap or return anything; true division of integers gives
+// inf/nan after promotion, excluded too as G5 asks (no oracle on division by zero).
+std::optional<std::string> division_reason(const Call& call, const std::string& base) {
+  static const std::set<std::string, std::less<>> divisions = {"div", "divide", "true_divide", "floor_divide",
+                                                                "remainder", "fmod"};
+  if (!divisions.contains(base)) return std::nullopt;
+  const c10::IValue *self = argument(call, "self"), *other = argument(call, "other");
+  if (!self || !other || !integral(*self) || !integral(*other) || !has_zero(*other)) return std::nullopt;
+  return call.what() + " divides integers by zero ('other' has a zero)";
+}
+
+// The integral dtype a conversion op casts its source to, or nullopt.
+std::optional<c10::ScalarType> cast_target(const Call& call, const std::string& base) {
+  static const std::array<std::pair<std::string_view, c10::ScalarType>, 5> casts = {
+      {{"_cast_Byte", at::kByte}, {"_cast_Char", at::kChar}, {"_cast_Short", at::kShort},
+       {"_cast_Int", at::kInt}, {"_cast_Long", at::kLong}}};
+  for (const auto& [name, dtype] : casts)
+    if (base == name) return dtype;
+  if (base == "copy") {
+    const at::Tensor* self = tensor_argument(call, "self");
+    return self ? std::optional(self->scalar_type()) : std::nullopt;
+  }
+  if (base != "to" && base != "_to_copy" && base != "type_as") return std::nullopt;
+  if (const c10::IValue* dtype = argument(call, "dtype"); dtype && dtype->isInt())
+    return static_cast<c10::ScalarType>(dtype->toInt());
+  const at::Tensor* other = tensor_argument(call, "other");
+  return other ? std::optional(other->scalar_type()) : std::nullopt;
+}
+
+// Whether every value of a floating `source` converts to the integral `target` defined: finite,
+// and truncated into the target's range (C++ leaves other conversions undefined).
+bool converts_defined(const at::Tensor& source, c10::ScalarType target) {
+  const int bits = static_cast<int>(c10::elementSize(target)) * 8;
+  const bool is_unsigned = target == at::kByte;
+  const double low = is_unsigned ? 0 : -std::ldexp(1.0, bits - 1);
+  const double high = std::ldexp(1.0, is_unsigned ? bits : bits - 1);  // exclusive
+  const at::Tensor v = (source.is_complex() ? at::real(source) : source).to(at::kDouble).trunc();
+  return (v.isfinite() & v.ge(low) & v.lt(high)).all().item<bool>();
+}
+
+std::optional<std::string> cast_reason(const Call& call, const std::string& base) {
+  const std::optional<c10::ScalarType> target = cast_target(call, base);
+  if (!target || !c10::isIntegralType(*target, /*includeBool=*/false)) return std::nullopt;
+  const at::Tensor* source = tensor_argument(call, base == "copy" ? "src" : "self");
+  if (!source || c10::isIntegralType(source->scalar_type(), true) || converts_defined(*source, *target))
+    return std::nullopt;
+  return call.what() + " casts " + c10::toString(source->scalar_type()) + " values that are not finite or out of " +
+         c10::toString(*target) + "'s range (undefined behaviour)";
+}
+
+}  // namespace
+
+std::optional<std::string> not_value_comparable(const Call& call) {
+  if (!call.op) return std::nullopt;  // modules are built in eval mode: deterministic
+  const std::string base = base_name(*call.op);
+  for (auto reason : {random_reason, uninitialized_reason, division_reason, cast_reason})
+    if (auto why = reason(call, base)) return why;
+  return std::nullopt;
+}
+
+}  // namespace opsfuzz::runner

@@ -1,0 +1,71 @@
+// The oracle: how a backend's outputs are judged against a reference (opdiff's diff_all entry
+// plus our tolerance verdict, ULP and Chebyshev distances), the statuses a run can end in, and
+// which calls must not be value-compared at all (random ops, undefined behaviour).
+#pragma once
+
+#include <c10/core/ScalarType.h>
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runner/backend.h"
+
+namespace opsfuzz::runner {
+
+// opdiff's statuses, ranked best to worst in this order (its report scripts rank them so).
+enum class Status : uint8_t { Ok, Skipped, ExportFail, InferFail, TimingFail, TimedError, Error };
+// "OK", "SKIPPED", "EXPORT_FAIL", "INFER_FAIL", "TIMING_FAIL", "TIMED_ERROR", "ERROR".
+const char* name(Status status);
+// The status `text` names exactly (as name() spells it), or nullopt.
+std::optional<Status> parse_status(std::string_view text);
+
+// The tolerance two correct results of `dtype` may differ by: exact {0, 0} for integral and bool
+// dtypes; per floating dtype as documented in oracle.cpp; a complex dtype as its float parts.
+Tolerance default_tolerance(c10::ScalarType dtype);
+// The tolerance for comparing leaves of dtypes a and b: the looser (largest atol, largest rtol) of
+// both dtypes' defaults and of `precision`'s (a backend computing in Half compared with a float32
+// reference gets Half's).
+Tolerance tolerance_for(c10::ScalarType a, c10::ScalarType b, std::optional<c10::ScalarType> precision);
+
+// One comparison of an output with its reference: opdiff's diff_all entry plus our verdict.
+struct Diff {
+  // opdiff's "ok": the outputs are comparable (not: equal). When false, `code` says why:
+  // NOT_COMPARABLE_SHAPE (structure, length or shape differ), NOT_COMPARABLE_EMPTY (an empty
+  // leaf), NAN_IN_BASELINE, NAN_IN_OUTPUT; `msg` is opdiff's message ("" where opdiff's is None).
+  bool comparable = true;
+  std::string code, msg;
+  double mse = 0, max_abs = 0, mean_abs = 0;  // opdiff's float64 metrics over all output leaves
+  double ulp = 0;        // largest distance in units in the last place of the compared dtype
+  double chebyshev = 0;  // largest |a - b| (NaN == NaN and equal infinities 0; inf vs finite inf)
+  bool match = true;     // our verdict under the tolerance
+  // For a mismatch, the first difference found, naming the leaf and element:
+  // "output 0 at [1, 4]: 1.5 vs reference 1.25 (atol 1e-05, rtol 1.3e-06)".
+  std::string why;
+};
+
+// Compares `output` with `reference` leaf by leaf (runner/values.h flatten). Integral and bool
+// leaves compare exactly; floating and complex ones within `tolerance` when given, else
+// tolerance_for(their dtypes, precision). Shape, dtype and structure differences are mismatches.
+Diff compare(const c10::IValue& output, const c10::IValue& reference,
+             std::optional<c10::ScalarType> precision = std::nullopt,
+             std::optional<Tolerance> tolerance = std::nullopt);
+// A backend's output against the baseline: against out.reference instead when the backend
+// carries its own, with out.precision and out.tolerance.
+Diff compare(const Output& out, const c10::IValue& baseline);
+
+// opdiff's keys exactly — {"ok": true, "mse", "max_abs", "mean_abs"} or {"ok": false, "code",
+// "msg"} (msg null when empty) — plus ours beside them: "verdict": "match" | "mismatch", "ulp",
+// "chebyshev", and "why" for a mismatch. Non-finite numbers are written as the strings "inf",
+// "-inf" and "nan" (valid JSON; Python's float() and opdiff's report scripts read them back).
+nlohmann::json to_json(const Diff& diff);
+
+// Why the outputs of `call` must not be value-compared (two correct runs may differ), or nullopt:
+// random ops (judged by name and arguments: a Generator argument, rand*, dropout with train on,
+// ...), uninitialized memory (empty*), integer division or remainder by zero, and casts of
+// floating values to an integral dtype that are out of its range or not finite.
+std::optional<std::string> not_value_comparable(const Call& call);
+
+}  // namespace opsfuzz::runner

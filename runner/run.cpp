@@ -1,0 +1,332 @@
+#include "runner/run.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "generators/generators.h"
+#include "runner/results.h"
+#include "suite/materialize.h"
+#include "suite/model.h"
+#include "suite/modules.h"
+#include "suite/runner.h"
+
+namespace opsfuzz::runner {
+
+namespace {
+
+// "ExceptionType: message" in one line, 200 characters at most, with Python's exception names
+// as opdiff writes them.
+std::string error_text(const std::exception& e) {
+  // Python's exception names, as opdiff writes them.
+  const char* type = "RuntimeError";
+  std::string message = e.what();
+  if (auto* c10 = dynamic_cast<const c10::Error*>(&e)) {
+    message = c10->what_without_backtrace();
+    if (dynamic_cast<const c10::IndexError*>(&e)) type = "IndexError";
+    else if (dynamic_cast<const c10::ValueError*>(&e)) type = "ValueError";
+    else if (dynamic_cast<const c10::TypeError*>(&e)) type = "TypeError";
+    else if (dynamic_cast<const c10::NotImplementedError*>(&e)) type = "NotImplementedError";
+  } else if (dynamic_cast<const std::invalid_argument*>(&e)) {
+    type = "TypeError";  // opcall's binding and lookup errors: Python raises TypeError
+  }
+  std::string text = std::string(type) + ": " + message;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (text.size() > 200) text.resize(200);
+  return text;
+}
+
+std::string sample_id(const Sample& s) {
+  std::string op = s.op;
+  std::replace(op.begin(), op.end(), '.', '_');
+  std::string index = std::to_string(s.index);
+  if (index.size() < 4) index.insert(0, 4 - index.size(), '0');
+  return op + (s.valid ? "__valid__" : "__invalid__") + index;
+}
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  return x ^ (x >> 29);
+}
+
+// A side of a YAML test: its call built from materialized inputs, or why there is none.
+Side side_of(const suite::Test& test, const std::string& yaml, uint64_t run_seed) {
+  Side side{test.id, yaml, test.module ? test.module->path : test.op, std::nullopt, "", false};
+  if (auto why = suite::unavailable_device(test)) {
+    side.error = *why, side.skipped = true;
+    return side;
+  }
+  try {
+    Call call;
+    call.seed = suite::input_seed(run_seed, test.pair.empty() ? test.id : test.pair, "backend");
+    suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
+    if (test.module) {
+      call.module = suite::materialize_module(test, run_seed);
+      call.module_path = test.module->path;
+      call.args = std::move(inputs.args);
+      call.kwargs = std::move(inputs.kwargs);
+    } else {
+      opcall::Resolved r = opcall::resolve(test.op, inputs.args, inputs.kwargs);
+      call.op = r.op;
+      call.args = std::move(r.stack);
+      side.op = r.op->name();
+    }
+    side.call = std::move(call);
+  } catch (const suite::UnsupportedModule& e) {
+    side.error = std::string("unsupported: ") + e.what(), side.skipped = true;
+  } catch (const std::exception& e) {
+    side.error = error_text(e);
+  }
+  return side;
+}
+
+}  // namespace
+
+Item item_from_sample(const Sample& sample, const std::string& config) {
+  Item item;
+  item.id = sample_id(sample);
+  item.origin = Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated};
+  Side side{item.id, "", sample.op, std::nullopt, "", false};
+  try {
+    Call call;
+    call.op = &opcall::find_op(sample.op);
+    call.args = call.op->bind(sample.args, sample.kwargs);
+    call.seed = mix(sample.seed, sample.index);
+    side.op = call.op->name();
+    side.call = std::move(call);
+  } catch (const std::exception& e) {
+    side.error = error_text(e);
+  }
+  item.sides.push_back(std::move(side));
+  if (item.sides[0].call) item.no_compare = not_value_comparable(*item.sides[0].call);
+  return item;
+}
+
+std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
+                                   const suite::IdFilter& filter, uint64_t run_seed) {
+  std::vector<Item> items;
+  std::set<std::string> pairs_done;
+  for (const suite::Test& test : suite.tests) {
+    if (!suite::selected(test, filter)) continue;
+    Item item;
+    if (const suite::PairTest* pair = suite.pair_of(test)) {
+      if (!pairs_done.insert(pair->id).second) continue;
+      item.id = pair->id;
+      for (size_t side : {pair->a, pair->b}) item.sides.push_back(side_of(suite.tests[side], yaml, run_seed));
+    } else {
+      item.id = test.id;
+      item.sides.push_back(side_of(test, yaml, run_seed));
+    }
+    for (const Side& side : item.sides)
+      if (side.call && !item.no_compare) item.no_compare = not_value_comparable(*side.call);
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+// ------------------------------------------------------------------------------- running
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One side on one backend: its result, and its outputs (one per repeat) when it ran.
+SideResult run_side(Backend& backend, const Call& call, const RunOptions& options, std::vector<Output>& outputs) {
+  SideResult r;
+  if (auto why = backend.unavailable()) return {Status::Skipped, *why, {}, {}};
+  std::unique_ptr<Model> model;
+  try {
+    model = backend.prepare(deep_copy(call));
+  } catch (const Skip& e) {
+    return {Status::Skipped, e.what(), {}, {}};
+  } catch (const std::exception& e) {
+    return {Status::ExportFail, error_text(e), {}, {}};
+  }
+  for (int rep = 0; rep < std::max(options.repeats, 1); ++rep) {
+    Call inputs = deep_copy(call);
+    auto start = Clock::now();
+    try {
+      outputs.push_back(model->run(inputs));
+    } catch (const std::exception& e) {
+      outputs.clear();
+      return {rep == 0 ? Status::InferFail : Status::TimingFail, error_text(e), {}, {}};
+    }
+    r.times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  r.ms = median(r.times);
+  if (options.mode != 2) r.times.clear();
+  return r;
+}
+
+// The runs of one item on one backend, with the outputs kept for comparisons.
+struct Run {
+  BackendResult result;
+  std::vector<std::vector<Output>> outputs;  // per side, per repeat
+};
+
+Run run_backend(const Item& item, Backend& backend, const RunOptions& options) {
+  Run run;
+  run.result.backend = backend.name();
+  run.outputs.resize(item.sides.size());
+  bool skipped = options.skips.count({item.id, backend.name()}) > 0;
+  for (size_t s = 0; s < item.sides.size(); ++s) {
+    const Side& side = item.sides[s];
+    if (skipped)
+      run.result.res.push_back({Status::Skipped, "skipped by --skips", {}, {}});
+    else if (!side.call)
+      run.result.res.push_back({side.skipped ? Status::Skipped : Status::Error, side.error, {}, {}});
+    else
+      run.result.res.push_back(run_side(backend, *side.call, options, run.outputs[s]));
+    for (const Output& out : run.outputs[s])
+      for (const auto& note : out.notes)
+        if (std::find(run.result.notes.begin(), run.result.notes.end(), note) == run.result.notes.end())
+          run.result.notes.push_back(note);
+  }
+  return run;
+}
+
+bool all_ok(const BackendResult& r) {
+  return std::all_of(r.res.begin(), r.res.end(), [](const SideResult& s) { return s.status == Status::Ok; });
+}
+
+// opdiff's diff_all for a run: side a against side b for a pair; otherwise against the backend's
+// own reference, or the baseline's outputs. nullopt when there is nothing to compare.
+void compare_run(const Item& item, Run& run, const Run* baseline) {
+  if (!all_ok(run.result) || item.no_compare) return;
+  std::vector<Diff> diffs;
+  const auto& outs = run.outputs;
+  for (size_t rep = 0; rep < outs[0].size(); ++rep) {
+    const Output& out = outs[0][rep];
+    if (item.pair())
+      diffs.push_back(compare(out, outs[1][rep].value));
+    else if (out.reference)
+      diffs.push_back(compare(out, c10::IValue()));
+    else if (baseline && all_ok(baseline->result) && !baseline->outputs[0].empty())
+      diffs.push_back(compare(out, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value));
+    else
+      return;
+  }
+  run.result.diff = std::move(diffs);
+}
+
+// The task plan: item i on backend b is task i * backends + b; the baseline (when asked) is
+// backend 0, so it runs first and its outputs stay in the worker for the others.
+class Plan {
+ public:
+  Plan(const std::vector<Item>& items, const RunOptions& options) : items_(items), options_(options) {
+    if (!options.baseline.empty()) backends_.push_back(find_backend(options.baseline));
+    for (const auto& name : options.backends) backends_.push_back(find_backend(name));
+    if (backends_.empty()) throw std::invalid_argument("no backends to run");
+  }
+  size_t tasks() const { return items_.size() * backends_.size(); }
+  size_t width() const { return backends_.size(); }
+  bool has_baseline() const { return !options_.baseline.empty(); }
+
+  BackendResult run_task(size_t task) {
+    size_t i = task / width(), b = task % width();
+    const Item& item = items_[i];
+    Run run = run_backend(item, *backends_[b], options_);
+    if (has_baseline() && b == 0) {
+      baseline_item_ = i, baseline_ = std::move(run);
+      return baseline_->result;
+    }
+    const Run* baseline = nullptr;
+    if (has_baseline() && !item.pair()) {
+      if (baseline_item_ != i || !baseline_) {  // a fresh worker: the baseline again, unreported
+        baseline_ = run_backend(item, *backends_[0], options_);
+        baseline_item_ = i;
+      }
+      baseline = &*baseline_;
+    }
+    compare_run(item, run, baseline);
+    return std::move(run.result);
+  }
+
+  // A task that gave no result: every side `status` with why.
+  BackendResult failed_task(size_t task, Status status, const std::string& err) const {
+    BackendResult r;
+    r.backend = backends_[task % width()]->name();
+    for (size_t s = 0; s < items_[task / width()].sides.size(); ++s) r.res.push_back({status, err, {}, {}});
+    return r;
+  }
+
+ private:
+  const std::vector<Item>& items_;
+  const RunOptions& options_;
+  std::vector<std::shared_ptr<Backend>> backends_;
+  std::optional<Run> baseline_;
+  size_t baseline_item_ = 0;
+};
+
+// opdiff's err for a worker that died: "CRASH: signal 11 (Segmentation fault) ..." or
+// "TIMEOUT: timeout_s=S".
+std::string ended_text(const opcall::TaskResult& r, double timeout_s) {
+  if (r.kind == opcall::TaskResult::TimedOut) {
+    std::string s = std::to_string(timeout_s);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.ends_with('.')) s.pop_back();
+    return "TIMEOUT: timeout_s=" + s;
+  }
+  std::string how = r.bytes;
+  if (how.starts_with("killed by ")) how = how.substr(10);  // "signal 11 (Segmentation fault)"
+  return "CRASH: " + how;
+}
+
+}  // namespace
+
+std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
+                                  const std::function<void(const ItemResult&)>& report) {
+  Plan plan(items, options);
+  std::vector<ItemResult> results(items.size());
+  auto add = [&](size_t task, BackendResult r) {
+    size_t i = task / plan.width(), b = task % plan.width();
+    ItemResult& result = results[i];
+    result.item = &items[i];
+    if (plan.has_baseline() && b == 0)
+      result.baseline = std::move(r);
+    else
+      result.backends.push_back(std::move(r));
+    if (b + 1 == plan.width() && report) report(result);
+  };
+  if (!options.isolate) {
+    for (size_t t = 0; t < plan.tasks(); ++t) add(t, plan.run_task(t));
+    return results;
+  }
+  opcall::IsolationOptions iso;
+  iso.timeout_s = options.timeout_s;
+  iso.backtraces = options.backtraces;
+  opcall::run_tasks(
+      plan.tasks(), [&](size_t t) { return to_json(plan.run_task(t)).dump(); }, iso,
+      [&](size_t t, const opcall::TaskResult& r) {
+        switch (r.kind) {
+          case opcall::TaskResult::Done:
+            add(t, backend_result_from_json(nlohmann::json::parse(r.bytes)));
+            break;
+          case opcall::TaskResult::Threw:
+            add(t, plan.failed_task(t, Status::Error, "RuntimeError: " + r.bytes));
+            break;
+          default:
+            add(t, plan.failed_task(t, Status::TimedError, ended_text(r, options.timeout_s)));
+        }
+      });
+  return results;
+}
+
+bool mismatched(const BackendResult& r) {
+  return r.diff && std::any_of(r.diff->begin(), r.diff->end(), [](const Diff& d) { return !d.match; });
+}
+
+}  // namespace opsfuzz::runner

@@ -1,0 +1,102 @@
+// The runner: items (a SpecDB sample or an expanded YAML test) run on backends, in isolated
+// workers, judged by the oracle against a baseline; results as opdiff's records.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/backend.h"
+#include "runner/oracle.h"
+
+namespace opsfuzz {
+struct Sample;
+}
+namespace opsfuzz::suite {
+struct Suite;
+class IdFilter;
+}
+
+namespace opsfuzz::runner {
+
+// One side of an item: what the backends call.
+struct Side {
+  std::string id;            // the test id ("mod_linear__a"), or the item's id
+  std::string yaml;          // the suite file; "" for a SpecDB sample
+  std::string op;            // "aten::add.Tensor", "torch.nn.Linear"
+  std::optional<Call> call;  // nullopt when it could not be built: see error
+  std::string error;         // why there is no call ("ExceptionType: message")
+  bool skipped = false;      // the error is a reason to skip (a device this machine lacks)
+};
+
+// Where a SpecDB sample came from: `ops-fuzz generate OP --seed S --index I [--invalid]` again.
+struct Origin {
+  std::string spec;     // "add.Tensor"
+  uint64_t seed = 0;
+  uint64_t index = 0;
+  bool valid = true;
+  std::string config;   // generation config words
+  std::string violated; // the constraint an invalid sample breaks
+};
+
+struct Item {
+  std::string id;
+  std::vector<Side> sides;                // one; two (a, b) for a pair test
+  std::optional<std::string> no_compare;  // why outputs are not value-compared
+  std::optional<Origin> origin;           // SpecDB samples
+  bool pair() const { return sides.size() == 2; }
+};
+
+// A sample as an item: id "add_Tensor__valid__0007"; its call bound by opcall (a binding error
+// is the side's error).
+Item item_from_sample(const Sample& sample, const std::string& config);
+// The selected tests of a suite as items (a pair test as one item with sides a and b), inputs
+// materialized from run_seed.
+std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
+                                   const suite::IdFilter& filter, uint64_t run_seed);
+
+struct RunOptions {
+  std::vector<std::string> backends;  // names (find_backend)
+  std::string baseline;               // "" for none
+  std::set<std::pair<std::string, std::string>> skips;  // (item id, backend) not run
+  int repeats = 1;                    // runs per side; ms is their median
+  int mode = 1;                       // 1: one comparison; 2: per repeat times and comparisons
+  double timeout_s = 60;              // per backend and item, in a worker
+  bool isolate = true;                // false: in this process (a crash ends the run)
+  bool backtraces = false;            // keep c10 backtraces in error messages
+};
+
+// One side's run on one backend (opdiff's "res" entry).
+struct SideResult {
+  Status status = Status::Ok;
+  std::string err;                 // "ExceptionType: message" (200 characters at most), or ""
+  std::optional<double> ms;        // median latency of the repeats
+  std::vector<double> times;       // every repeat's time (mode 2)
+};
+
+struct BackendResult {
+  std::string backend;
+  std::vector<SideResult> res;                    // one per side
+  std::optional<std::vector<Diff>> diff;          // opdiff's diff_all; nullopt when not comparable
+  std::vector<std::pair<std::string, std::string>> notes;  // fused, layout, kinks, ...
+};
+
+struct ItemResult {
+  const Item* item = nullptr;
+  std::optional<BackendResult> baseline;
+  std::vector<BackendResult> backends;
+};
+
+// Runs every item on the baseline and the backends; `report` sees each item's result in order as
+// soon as it is final (to write and flush it). Returns them all.
+std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
+                                  const std::function<void(const ItemResult&)>& report = {});
+
+// What a result says in one word: its worst status, or "mismatch" when a comparison failed.
+bool mismatched(const BackendResult& r);
+
+}  // namespace opsfuzz::runner

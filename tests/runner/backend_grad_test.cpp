@@ -1,0 +1,228 @@
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "runner/backend.h"
+#include "runner/builtin.h"
+#include "suite/modules.h"
+
+namespace opsfuzz::runner {
+namespace {
+
+Call op_call(const std::string& op, const opcall::Stack& args, const opcall::Kwargs& kwargs = {},
+             uint64_t seed = 7) {
+  Call call;
+  call.op = &opcall::find_op(op);
+  call.args = call.op->bind(args, kwargs);
+  call.seed = seed;
+  return call;
+}
+
+Output run_grad(const Call& call) {
+  auto model = make_eager_cpu_grad()->prepare(call);
+  return model->run(deep_copy(call));
+}
+
+std::string skip_reason(const Call& call) {
+  try {
+    run_grad(call);
+  } catch (const Skip& skip) {
+    return skip.what();
+  }
+  return "(not skipped)";
+}
+
+std::vector<at::Tensor> tensors(const c10::IValue& tuple) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : tuple.toTupleRef().elements()) out.push_back(v.toTensor());
+  return out;
+}
+
+std::string note(const Output& out, const std::string& key) {
+  for (const auto& [k, v] : out.notes)
+    if (k == key) return v;
+  return "";
+}
+
+// Autograd's gradients agree with finite differences within the backend's own tolerance; one
+// gradient per differentiable input, each shaped like it, in float64.
+void expect_gradients_match(const Output& out, const std::vector<at::Tensor>& inputs) {
+  ASSERT_TRUE(out.reference.has_value());
+  ASSERT_TRUE(out.tolerance.has_value());
+  auto autograd = tensors(out.value), fd = tensors(*out.reference);
+  ASSERT_EQ(autograd.size(), inputs.size());
+  ASSERT_EQ(fd.size(), inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    EXPECT_EQ(autograd[k].sizes(), inputs[k].sizes()) << "input " << k;
+    EXPECT_EQ(fd[k].sizes(), inputs[k].sizes()) << "input " << k;
+    EXPECT_EQ(autograd[k].scalar_type(), inputs[k].is_complex() ? at::kComplexDouble : at::kDouble);
+    EXPECT_TRUE(at::allclose(autograd[k], fd[k], out.tolerance->rtol, out.tolerance->atol))
+        << "input " << k << "\nautograd " << autograd[k] << "\nfinite differences " << fd[k];
+  }
+}
+
+at::Tensor randn(at::IntArrayRef sizes, uint64_t seed, at::ScalarType dtype = at::kFloat) {
+  return at::randn(sizes, at::make_generator<at::CPUGeneratorImpl>(seed), at::kDouble).to(dtype);
+}
+
+TEST(GradBackend, IsCalledEagerCpuGradAndUsesGradchecksTolerance) {
+  EXPECT_EQ(make_eager_cpu_grad()->name(), "eager_cpu_grad");
+  Output out = run_grad(op_call("sin.default", {randn({3}, 1)}));
+  EXPECT_EQ(out.tolerance->atol, 1e-5);
+  EXPECT_EQ(out.tolerance->rtol, 1e-3);
+  EXPECT_EQ(note(out, "eps"), "1e-06");
+  EXPECT_EQ(note(out, "kinks"), "0");
+}
+
+TEST(GradBackend, AddWithAlphaGivesTheUpstreamGradientScaledForOther) {
+  at::Tensor x = randn({2, 3}, 1), y = randn({2, 3}, 2);
+  Output out = run_grad(op_call("add.Tensor", {x, y}, {{"alpha", 2.5}}));
+  expect_gradients_match(out, {x, y});
+  auto g = tensors(out.value);
+  EXPECT_TRUE(at::allclose(g[1], g[0] * 2.5));  // dL/dy = alpha * dL/dx
+}
+
+TEST(GradBackend, MulMmSinAndSumMatch) {
+  at::Tensor a = randn({3, 4}, 1), b = randn({3, 4}, 2), c = randn({4, 2}, 3);
+  expect_gradients_match(run_grad(op_call("mul.Tensor", {a, b})), {a, b});
+  expect_gradients_match(run_grad(op_call("mm.default", {a, c})), {a, c});
+  expect_gradients_match(run_grad(op_call("sin.default", {a})), {a});
+  expect_gradients_match(run_grad(op_call("sum.dim_IntList", {a, std::vector<int64_t>{1}, true})), {a});
+}
+
+TEST(GradBackend, TensorListInputsAreDifferentiableOneByOne) {
+  at::Tensor a = randn({2, 3}, 1), b = randn({4, 3}, 2, at::kDouble);
+  Output out = run_grad(op_call("cat.default", {c10::List<at::Tensor>({a, b}), 0}));
+  expect_gradients_match(out, {a, b});
+}
+
+TEST(GradBackend, IntegralOutputsAreLeftOutOfTheLoss) {
+  at::Tensor x = randn({3, 4}, 1);
+  Output out = run_grad(op_call("max.dim", {x, 1}));  // values differentiable, indices integral
+  expect_gradients_match(out, {x});
+  EXPECT_EQ(note(out, "outputs_without_grad"), "");
+}
+
+TEST(GradBackend, IntegralInputsAreNotDifferentiated) {
+  at::Tensor x = randn({4, 3}, 1), index = at::tensor({2, 0, 2}, at::kLong);
+  Output out = run_grad(op_call("index_select.default", {x, 0, index}));
+  expect_gradients_match(out, {x});
+  EXPECT_EQ(tensors(out.value)[0][1].abs().sum().item<double>(), 0);  // row 1 is not selected
+}
+
+TEST(GradBackend, ComplexInputsFollowPytorchsConvention) {
+  at::Tensor z = randn({3}, 1, at::kComplexFloat), w = randn({3}, 2, at::kComplexFloat);
+  expect_gradients_match(run_grad(op_call("mul.Tensor", {z, w})), {z, w});
+  expect_gradients_match(run_grad(op_call("sin.default", {z})), {z});
+}
+
+TEST(GradBackend, KinksAtZeroAreCountedAndExcluded) {
+  at::Tensor x = at::tensor({-1.5, 0.0, 2.0, 0.0});
+  for (const char* op : {"abs.default", "relu.default"}) {
+    Output out = run_grad(op_call(op, {x}));
+    EXPECT_EQ(note(out, "kinks"), "2") << op;
+    expect_gradients_match(out, {x});
+  }
+}
+
+TEST(GradBackend, TiesAndIntegersAreKinks) {
+  Output ties = run_grad(op_call("max.dim", {at::tensor({1.0, 3.0, 3.0}).view({1, 3}), 1}));
+  EXPECT_EQ(note(ties, "kinks"), "2");
+  Output steps = run_grad(op_call("floor.default", {at::tensor({1.0, 2.5, -3.0})}));
+  EXPECT_EQ(note(steps, "kinks"), "2");
+  expect_gradients_match(steps, {at::zeros({3})});
+}
+
+TEST(GradBackend, RandomOpsReplayTheirDraws) {
+  at::Tensor x = randn({4, 4}, 1);
+  Output a = run_grad(op_call("dropout.default", {x, 0.5, true}));
+  expect_gradients_match(a, {x});
+  Output b = run_grad(op_call("dropout.default", {x, 0.5, true}));
+  EXPECT_TRUE(at::equal(tensors(a.value)[0], tensors(b.value)[0]));
+}
+
+TEST(GradBackend, ArgumentsAutogradRefusesBecomePlainInputs) {
+  at::Tensor x = randn({4, 3}, 1), w = randn({3}, 2), b = randn({3}, 3), mean = randn({3}, 4);
+  at::Tensor var = randn({3}, 5).abs() + 0.5;
+  Output out = run_grad(op_call("native_batch_norm.default", {x, w, b, mean, var, true, 0.1, 1e-5}));
+  expect_gradients_match(out, {x, w, b});
+  EXPECT_EQ(note(out, "not_differentiable_args"), "running_mean,running_var");
+}
+
+// x * x with the derivative x instead of 2x: the bug eager_cpu_grad exists to find.
+struct SquareWithWrongDerivative : torch::autograd::Function<SquareWithWrongDerivative> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x) {
+    ctx->save_for_backward({x});
+    return x * x;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 const torch::autograd::variable_list& grad) {
+    return {grad[0] * ctx->get_saved_variables()[0]};
+  }
+};
+
+struct WrongSquareModule : suite::Module {
+  c10::IValue forward(const std::vector<c10::IValue>& args, const suite::Kwargs&) override {
+    return SquareWithWrongDerivative::apply(args[0].toTensor());
+  }
+  std::shared_ptr<Module> clone() const override { return std::make_shared<WrongSquareModule>(); }
+  void to(c10::ScalarType) override {}
+};
+
+TEST(GradBackend, AWrongDerivativeDisagreesWithFiniteDifferences) {
+  at::Tensor x = at::tensor({1.0, -2.0, 3.0});
+  Call call;
+  call.module = std::make_shared<WrongSquareModule>();
+  call.module_path = "WrongSquare";
+  call.args = {x};
+  Output out = run_grad(call);
+  at::Tensor autograd = tensors(out.value)[0], fd = tensors(*out.reference)[0];
+  EXPECT_TRUE(at::allclose(fd, autograd * 2, 1e-6, 1e-6)) << autograd << fd;
+  EXPECT_FALSE(at::allclose(autograd, fd, out.tolerance->rtol, out.tolerance->atol));
+}
+
+TEST(GradBackend, ModuleInputsAreDifferentiatedWithTheParametersFixed) {
+  at::Tensor x = randn({2, 3}, 1);
+  Call call;
+  call.module = suite::make_module("torch.nn.Linear", {3, 2}, {});
+  call.module_path = "torch.nn.Linear";
+  call.args = {x};
+  expect_gradients_match(run_grad(call), {x});
+}
+
+TEST(GradBackend, OpsWithoutDerivativeAreSkippedNamingThem) {
+  std::string reason = skip_reason(op_call("floor_divide.default", {randn({3}, 1), randn({3}, 2)}));
+  EXPECT_NE(reason.find("floor_divide"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("not implemented"), std::string::npos) << reason;
+  reason = skip_reason(op_call("histc.default", {randn({5}, 1)}));
+  EXPECT_NE(reason.find("no output of aten::histc requires grad"), std::string::npos) << reason;
+}
+
+TEST(GradBackend, CallsItCannotCheckAreSkippedWithTheReason) {
+  at::Tensor i = at::tensor({1, 2}, at::kLong);
+  EXPECT_EQ(skip_reason(op_call("add.Tensor", {i, i})), "no floating inputs");
+  EXPECT_NE(skip_reason(op_call("sin.default", {randn({600}, 1)})).find("600 differentiable input elements exceed the cap of 512"),
+            std::string::npos);
+  EXPECT_NE(skip_reason(op_call("add_.Tensor", {randn({2}, 1), randn({2}, 2)})).find("in-place"), std::string::npos);
+  EXPECT_EQ(skip_reason(op_call("log.default", {at::tensor({0.0, 1.0})})), "the output is not finite at this input");
+  EXPECT_NE(skip_reason(op_call("sum.default", {randn({2}, 1)}, {{"dtype", at::kFloat}})).find("finite differences need float64 outputs"),
+            std::string::npos);
+  EXPECT_EQ(skip_reason(op_call("argmax.default", {randn({3}, 1)})), "no floating outputs");
+}
+
+TEST(GradBackend, KernelErrorsAreTheRunsFailureNotASkip) {
+  Call call = op_call("mm.default", {randn({2, 3}, 1), randn({2, 3}, 2)});
+  auto model = make_eager_cpu_grad()->prepare(call);
+  EXPECT_THROW(model->run(deep_copy(call)), c10::Error);
+}
+
+TEST(GradBackend, SameSeedSameGradientsOtherSeedOtherUpstream) {
+  at::Tensor x = randn({3, 2}, 1);
+  auto grads = [&](uint64_t seed) { return run_grad(op_call("exp.default", {x}, {}, seed)); };
+  Output a = grads(7), b = grads(7), c = grads(8);
+  EXPECT_TRUE(at::equal(tensors(a.value)[0], tensors(b.value)[0]));
+  EXPECT_TRUE(at::equal(tensors(a.reference.value())[0], tensors(b.reference.value())[0]));
+  EXPECT_FALSE(at::allclose(tensors(a.value)[0], tensors(c.value)[0]));
+}
+
+}  // namespace
+}  // namespace opsfuzz::runner

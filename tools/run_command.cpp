@@ -1,0 +1,209 @@
+#include "tools/run_command.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "generators/generators.h"
+#include "runner/results.h"
+#include "runner/run.h"
+#include "suite/ids.h"
+#include "suite/suite.h"
+#include "tools/sweep.h"
+
+namespace opsfuzz {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(sep, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+runner::RunOptions run_options(const RunCommand& o) {
+  runner::RunOptions r;
+  r.backends = split(o.backends, ';');
+  r.baseline = o.baseline;
+  for (const std::string& skip : split(o.skips, ';')) {
+    size_t colon = skip.rfind(':');
+    if (colon == std::string::npos) throw UsageError("--skips: '" + skip + "' is not ID:BACKEND");
+    r.skips.insert({skip.substr(0, colon), skip.substr(colon + 1)});
+  }
+  for (const auto& name : r.backends) runner::find_backend(name);  // unknown names fail here
+  if (!r.baseline.empty()) runner::find_backend(r.baseline);
+  r.repeats = o.repeats, r.mode = o.mode, r.timeout_s = o.timeout_s;
+  r.isolate = o.isolate, r.backtraces = o.backtraces;
+  return r;
+}
+
+// The items of the run: the suite's selected tests (each once per sampled input), or samples.
+std::vector<runner::Item> make_items(const RunCommand& o, std::ostream& err) {
+  std::vector<runner::Item> items;
+  if (!o.file.empty()) {
+    suite::LoadResult loaded = suite::read_suite(o.file);
+    err << loaded.diagnostics.str();
+    if (loaded.diagnostics.has_errors()) throw std::runtime_error(o.file + ": the suite is not valid");
+    for (int64_t k = 0; k < o.sampled_inputs; ++k) {
+      auto batch = runner::items_from_suite(loaded.suite, o.file, suite::IdFilter(o.test_ids), o.seed + k);
+      for (auto& item : batch) {
+        if (o.sampled_inputs > 1) item.id += "__input" + std::to_string(k);
+        items.push_back(std::move(item));
+      }
+    }
+  }
+  if (!o.selection.ops.empty() || !o.selection.globs.empty()) {
+    SweepOptions sampling;
+    sampling.invalid = o.invalid, sampling.seed = o.seed, sampling.max = o.max, sampling.config = o.config;
+    for (const Spec* spec : select_specs(o.selection))
+      for (const Sample& s : sweep_samples(*spec, sampling)) items.push_back(runner::item_from_sample(s, o.config));
+  }
+  return items;
+}
+
+json params(const RunCommand& o) {
+  return {{"backends", split(o.backends, ';')}, {"baseline", o.baseline.empty() ? json(nullptr) : json(o.baseline)},
+          {"seed", o.seed}, {"mode", o.mode}, {"repeats", o.repeats}, {"num_sampled_inputs", o.sampled_inputs},
+          {"timeout_s", o.timeout_s}, {"test_ids", o.test_ids}, {"skips", o.skips},
+          {"ops", o.selection.globs}, {"invalid", o.invalid}, {"config", o.config}, {"max", o.max}};
+}
+
+// Items in batches for --jobs: a batch's results come back as one message, so batches stay
+// small enough for the results file to fill steadily.
+std::vector<runner::ItemResult> run_in_jobs(const std::vector<runner::Item>& items, const runner::RunOptions& options,
+                                            unsigned jobs, const std::function<void(const runner::ItemResult&)>& report) {
+  size_t batch = std::clamp<size_t>(items.size() / (jobs * 8), 1, 32);
+  size_t batches = (items.size() + batch - 1) / batch;
+  std::vector<runner::ItemResult> results(items.size());
+  opcall::run_jobs(
+      batches, jobs,
+      [&](size_t b) {
+        std::vector<runner::Item> mine(items.begin() + b * batch, items.begin() + std::min(items.size(), (b + 1) * batch));
+        json out = json::array();
+        for (const auto& r : runner::run_items(mine, options)) {
+          json backends = json::array();
+          for (const auto& x : r.backends) backends.push_back(runner::to_json(x));
+          out.push_back({{"baseline", r.baseline ? runner::to_json(*r.baseline) : json(nullptr)}, {"backends", backends}});
+        }
+        return out.dump();
+      },
+      [&](size_t b, const opcall::TaskResult& r) {
+        json batch_results = r.kind == opcall::TaskResult::Done ? json::parse(r.bytes) : json(nullptr);
+        for (size_t i = b * batch; i < std::min(items.size(), (b + 1) * batch); ++i) {
+          runner::ItemResult& result = results[i];
+          result.item = &items[i];
+          if (batch_results.is_null()) {  // the job itself died: the batch is lost, said per item
+            runner::BackendResult lost;
+            lost.backend = "job";
+            lost.res.push_back({runner::Status::TimedError, "CRASH: the job running this batch " + r.bytes, {}, {}});
+            result.backends.push_back(lost);
+          } else {
+            const json& j = batch_results.at(i - b * batch);
+            if (!j["baseline"].is_null()) result.baseline = runner::backend_result_from_json(j["baseline"]);
+            for (const json& x : j["backends"]) result.backends.push_back(runner::backend_result_from_json(x));
+          }
+          report(result);
+        }
+      });
+  return results;
+}
+
+}  // namespace
+
+int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err) {
+  if (o.file.empty() && o.selection.ops.empty() && o.selection.globs.empty())
+    throw UsageError("run: name a YAML suite, or ops of the SpecDB (OP or --ops GLOB)");
+  runner::RunOptions options = run_options(o);
+  std::vector<runner::Item> items = make_items(o, err);
+  size_t total = items.size();
+  if (o.resume && !o.out_path.empty() && std::filesystem::exists(o.out_path)) {
+    std::set<std::string> done = runner::completed_items(o.out_path);
+    std::erase_if(items, [&](const runner::Item& item) { return done.count(item.id) > 0; });
+    err << "resume: " << total - items.size() << " of " << total << " items already in " << o.out_path << "\n";
+  }
+  std::optional<runner::JsonlWriter> writer;
+  if (!o.out_path.empty()) {
+    writer.emplace(o.out_path, o.append || o.resume);
+    writer->write(runner::meta_record({{"yaml", o.file.empty() ? json(nullptr) : json(o.file)}, {"params", params(o)}}));
+  }
+  bool progress = ::isatty(STDERR_FILENO);
+  size_t finished = 0;
+  auto report = [&](const runner::ItemResult& r) {
+    if (writer) writer->write(runner::item_record(r));
+    ++finished;
+    if (progress) err << "\r[" << finished << "/" << items.size() << "] " << r.item->id << "\033[K" << std::flush;
+  };
+  std::vector<runner::ItemResult> results = o.jobs > 1 && items.size() > 1
+                                                ? run_in_jobs(items, options, o.jobs, report)
+                                                : runner::run_items(items, options, report);
+  if (progress) err << "\r\033[K";
+  auto tallies = runner::tally(results);
+  runner::print_summary(tallies, out);
+  if (!o.junit.empty()) runner::write_junit(o.junit, results);
+  size_t failures = 0;
+  for (const auto& [backend, t] : tallies) failures += t.mismatch + t.unexpected;
+  out << results.size() << " items, " << failures << " failing (mismatches and unexpected statuses)\n";
+  return failures > 0 ? 1 : 0;
+}
+
+int list_backends(std::ostream& out) {
+  for (const std::string& name : runner::backend_names()) {
+    auto backend = runner::find_backend(name);
+    out << name << "  " << backend->description();
+    if (auto why = backend->unavailable()) out << " [unavailable: " << *why << "]";
+    out << "\n";
+  }
+  return 0;
+}
+
+std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& command, std::ostream& out,
+                                       std::ostream& err) {
+  auto o = std::make_shared<RunCommand>();
+  auto* run = app.add_subcommand(
+      "run",
+      "runs a YAML suite's tests, or SpecDB samples (--ops), on backends in isolated workers, compares each "
+      "with the baseline (pair tests: side a with side b) and writes opdiff's JSONL. Exit 1 on any mismatch, "
+      "crash or unexpected status");
+  run->add_option("FILE", o->file, "a YAML test suite")->check(CLI::ExistingFile);
+  run->add_option("--ops", o->selection.globs, "SpecDB ops by glob, comma-separated: 'add.*,mm.*'")->delimiter(',');
+  run->add_flag("--invalid", o->invalid, "SpecDB samples that violate one constraint");
+  run->add_option("--config", o->config, "generation configuration words (as generate's)");
+  run->add_option("--max", o->max, "SpecDB samples per op")->capture_default_str()->check(CLI::NonNegativeNumber);
+  run->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
+  run->add_option("--baseline", o->baseline, "the backend others are compared with");
+  run->add_option("--test-ids", o->test_ids, "semicolon-separated test ids; one ending in '*' is a prefix");
+  run->add_option("--skips", o->skips, "semicolon-separated ID:BACKEND pairs not to run");
+  run->add_option("--out", o->out_path, "results file (JSONL, one record per item, flushed as they come)");
+  run->add_flag("--append", o->append, "append to --out instead of replacing it");
+  run->add_flag("--resume", o->resume, "skip the items already in --out and append the others");
+  run->add_option("--junit", o->junit, "JUnit XML file: one testcase per item and backend");
+  run->add_option("--repeats", o->repeats, "runs per item and backend (ms is their median)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_option("--num-sampled-inputs", o->sampled_inputs, "runs of each YAML test, each with its own inputs")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_option("--seed", o->seed, "seed of inputs and samples")->capture_default_str();
+  run->add_option("--mode", o->mode, "1: accuracy (one comparison); 2: timing (every repeat's time and comparison)")
+      ->capture_default_str()->check(CLI::Range(1, 2));
+  run->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  run->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_flag("!--no-isolate", o->isolate, "run in this process (faster; a crashing kernel ends the run)");
+  run->add_flag("--backtraces", o->backtraces, "keep C++ backtraces in kernel error messages (slow)");
+  run->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_items_command(*o, out, err); }; });
+
+  auto* list = app.add_subcommand("list-backends", "the backends run can use, built-in and registered");
+  list->callback([&command, &out] { command = [&out] { return list_backends(out); }; });
+  return o;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,53 @@
+// Samples as a YAML test suite (`generate --format yaml`): one test per sample, each value written
+// so that the suite's materialized inputs have the sample's exact bits (docs/yaml-format.md).
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "generators/generators.h"
+
+namespace opsfuzz {
+
+// What a run generated its samples from, written as comments that trace each test back.
+struct YamlOrigin {
+  uint64_t seed = 0;
+  std::string config;  // the --config words; "" is the default configuration
+  bool invalid = false;
+};
+
+// Writes a suite to `out` as samples arrive: the header comments and `tests:` at construction,
+// a test per add(), and an empty list at finish() when no test came.
+class YamlSuiteWriter {
+ public:
+  YamlSuiteWriter(std::ostream& out, YamlOrigin origin);
+  void add(const Spec& spec, const Sample& s);
+  void finish();
+
+ private:
+  std::ostream& out_;
+  YamlOrigin origin_;
+  size_t tests_ = 0;
+};
+
+// add_Tensor__valid__0007: the op with '.' as '_', valid or invalid, the index in 4 digits or more.
+std::string yaml_test_id(const Sample& s);
+
+// One test of the suite (an entry of `tests`), after comments naming its origin: op, seed, index,
+// configuration, validity, the constraint an invalid sample violates, and the command that
+// regenerates it.
+std::string to_yaml_test(const Spec& spec, const Sample& s, const YamlOrigin& origin);
+
+// A value as the suite format writes it, materializing to the same bits: a tensor as a
+// const_tensor (a scalar_tensor when 0-dim) holding its values, contiguous; numbers, bools,
+// strings and None as literals; lists as literals, or as tuple nodes when an element needs a
+// node. Throws std::invalid_argument for a value the format has no form for.
+std::string yaml_node(const c10::IValue& v);
+
+// One argument's value read by its ArgType: dtype, memory-format and layout enums by name.
+std::string yaml_argument(ArgType type, const c10::IValue& v);
+
+}  // namespace opsfuzz
