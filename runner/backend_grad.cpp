@@ -42,9 +42,12 @@ at::Tensor to_float64(const at::Tensor& t) {
                        /*copy=*/true);
 }
 
-bool within_tolerance(double a, double b) {
-  return std::abs(a - b) <= kTolerance.atol + kTolerance.rtol * std::max(std::abs(a), std::abs(b));
+// The oracle's rule: value within atol + rtol * |reference|.
+bool matches(double value, double reference) {
+  return std::abs(value - reference) <= kTolerance.atol + kTolerance.rtol * std::abs(reference);
 }
+// Two finite differences agree when either could be the reference.
+bool agree(double a, double b) { return matches(a, b) || matches(b, a); }
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -77,6 +80,15 @@ std::optional<std::string> refused_argument(const std::string& message) {
   size_t end = message.find('\'', start);
   if (end == std::string::npos) return std::nullopt;
   return message.substr(start, end - start);
+}
+
+bool succeeds(const std::function<void()>& fn) {
+  try {
+    fn();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 // What is called: the op's bound stack, or a module's forward arguments.
@@ -127,12 +139,30 @@ class RandomReplay {
   at::Tensor saved_;
 };
 
+// Why an op's gradient is not checked, whatever the values: it writes to its arguments, or its
+// gradient is not the derivative by design.
+std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stack& args) {
+  if (op.schema().is_mutable())
+    return op.name() + " writes to its arguments (an in-place or out= overload): autograd refuses "
+           "in-place writes to the leaves it differentiates";
+  auto argument = [&](const char* name) {
+    auto index = op.schema().argumentIndexWithName(name);
+    return index ? args.at(*index) : c10::IValue();
+  };
+  // torch.nn.functional.embedding's documented gradients.
+  if (c10::IValue scale = argument("scale_grad_by_freq"); scale.isBool() && scale.toBool())
+    return "scale_grad_by_freq=True divides " + op.name() + "'s gradient by index frequencies on purpose: "
+           "it is not the derivative";
+  if (c10::IValue padding = argument("padding_idx"); op.name() == "aten::embedding" && padding.isInt() && padding.toInt() != -1)
+    return "aten::embedding gives the padding_idx row no gradient on purpose: it is not the derivative";
+  return std::nullopt;
+}
+
 // Throws Skip for calls this backend does not check, whatever their values.
 void check_applies(const Call& call) {
   if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
-  if (call.op && call.op->schema().is_mutable())
-    throw Skip(call.what() + " writes to its arguments (an in-place or out= overload): autograd refuses "
-               "in-place writes to the leaves it differentiates");
+  if (call.op)
+    if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
   bool floating = false, generator = false;
   auto inspect = [&](const c10::IValue& v) {
     generator = generator || v.isGenerator();
@@ -196,18 +226,19 @@ class Evaluator {
   }
   const std::vector<std::string>& excluded() const { return excluded_names_; }
 
-  // Whether the call in its own dtypes, without grad, runs (to tell a float64 failure from the
-  // sample's own).
+  // Whether the forward runs without grad: in float64, and in the call's own dtypes. They tell a
+  // failure due to requires_grad, or to float64, from the sample's own.
+  bool runs_without_grad() {
+    at::NoGradGuard no_grad;
+    return succeeds([&] { (*this)(inputs()); });
+  }
   bool runs_in_own_dtypes() const {
     at::NoGradGuard no_grad;
     Call copy = deep_copy(call_);
-    try {
+    return succeeds([&] {
       if (copy.module) copy.module->forward(copy.args, copy.kwargs);
       else copy.op->call(std::move(copy.args));
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
+    });
   }
 
   std::string what() const { return call_.what(); }
@@ -245,8 +276,9 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
       std::string message = message_of(e);
       if (auto argument = refused_argument(message); argument && eval.exclude(*argument)) continue;
       if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative here: " + message);
-      if (eval.runs_in_own_dtypes())
-        throw Skip(eval.what() + " fails on float64 inputs that require grad, unlike on its own: " + message);
+      if (eval.runs_without_grad())
+        throw std::runtime_error("the forward of " + eval.what() + " fails only when its inputs require grad: " + message);
+      if (eval.runs_in_own_dtypes()) throw Skip(eval.what() + " refuses float64 inputs: " + message);
       throw;
     }
   }
@@ -308,11 +340,13 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
   } catch (const std::exception& e) {
     std::string message = message_of(e);
     if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative: " + message);
-    throw;
+    throw std::runtime_error("the backward of " + eval.what() + " failed: " + message);
   }
   for (size_t k = 0; k < leaves.size(); ++k) {
     at::Tensor& g = pass.gradients[k];
-    g = g.defined() ? g.detach() : at::zeros_like(leaves[k]);  // an unused input: zero gradient
+    if (!g.defined()) g = at::zeros_like(leaves[k]);  // an unused input
+    if (g.layout() != at::kStrided) g = g.to_dense();  // sparse_grad=True
+    g = g.detach();
     pass.inputs.push_back(leaves[k].detach());
   }
   pass.flat_output = y.detach();
@@ -329,59 +363,90 @@ at::Tensor element_offsets(const at::Tensor& dense) {
 
 struct FiniteDifferences {
   std::vector<at::Tensor> gradients;
-  int64_t kinks = 0;     // one-sided differences disagree: not differentiable at the input
+  int64_t kinks = 0;     // L is not differentiable at the input element (relu at 0, a tie, a jump)
   int64_t unstable = 0;  // a step left the domain: the kernel refused, or non-finite, or reshaped
 };
 
-// dL/dx for each input element by central differences. Where the function is not differentiable
-// at the input (a kink, or a step that leaves the domain) the element takes autograd's value, so
-// the comparison passes over it, and is counted instead.
-FiniteDifferences finite_differences(Evaluator& eval, const AutogradPass& pass) {
-  at::NoGradGuard no_grad;
-  FiniteDifferences result;
-  const at::Tensor& g = pass.upstream;
-  auto outputs_at = [&](const std::vector<at::Tensor>& inputs) -> std::optional<at::Tensor> {
-    try {
-      at::Tensor y = flat_outputs(eval(inputs), pass.outputs);
-      if (y.numel() == pass.flat_output.numel() && at::isfinite(y).all().item<bool>()) return y;
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
-  };
-  auto slope = [&](const at::Tensor& from, const at::Tensor& to, double step) {
-    return at::dot(g, to - from).item<double>() / step;
-  };
-  std::vector<at::Tensor> inputs;
-  for (const auto& t : pass.inputs) inputs.push_back(t.clone());  // dense: clone keeps the layout
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    at::Tensor real = real_view(inputs[k]);
-    at::Tensor autograd = real_view(pass.gradients[k]).reshape(-1).contiguous();
+// dL/dx for each input element by central differences. Where L is not differentiable at the input
+// (a kink, or a step that leaves the domain) the element takes autograd's value, so that the
+// comparison passes over it, and is counted instead.
+class Differencer {
+ public:
+  Differencer(Evaluator& eval, const AutogradPass& pass) : eval_(eval), pass_(pass) {
+    for (const auto& t : pass.inputs) inputs_.push_back(t.clone());  // dense: clone keeps the layout
+  }
+
+  FiniteDifferences run() {
+    at::NoGradGuard no_grad;
+    for (size_t k = 0; k < inputs_.size(); ++k) result_.gradients.push_back(gradient(k));
+    return std::move(result_);
+  }
+
+ private:
+  at::Tensor gradient(size_t k) {
+    at::Tensor real = real_view(inputs_[k]);
+    at::Tensor autograd = real_view(pass_.gradients[k]).reshape(-1).contiguous();
     at::Tensor offsets = element_offsets(real);
     at::Tensor fd = at::empty({real.numel()}, at::kDouble);
-    double* data = real.data_ptr<double>();
     for (int64_t j = 0; j < real.numel(); ++j) {
-      double& x = data[offsets.data_ptr<int64_t>()[j]];
-      const double x0 = x;
-      x = x0 + kEps;
-      auto plus = outputs_at(inputs);
-      x = x0 - kEps;
-      auto minus = outputs_at(inputs);
-      x = x0;
-      double* entry = fd.data_ptr<double>() + j;
-      *entry = autograd.data_ptr<double>()[j];
-      if (!plus || !minus) {
-        ++result.unstable;
-      } else if (!within_tolerance(slope(pass.flat_output, *plus, kEps), slope(*minus, pass.flat_output, kEps))) {
-        ++result.kinks;
-      } else {
-        *entry = slope(*minus, *plus, 2 * kEps);
-      }
+      double& x = real.data_ptr<double>()[offsets.data_ptr<int64_t>()[j]];
+      double autograd_j = autograd.data_ptr<double>()[j];
+      fd.data_ptr<double>()[j] = derivative(x, autograd_j).value_or(autograd_j);
     }
     fd = fd.view(real.sizes());
-    result.gradients.push_back(inputs[k].is_complex() ? at::view_as_complex(fd) : fd);
+    return inputs_[k].is_complex() ? at::view_as_complex(fd) : fd;
   }
-  return result;
-}
+
+  // dL/dx at one element, or nullopt (counted) where L is not differentiable there.
+  std::optional<double> derivative(double& x, double autograd) {
+    const at::Tensor& at_x = pass_.flat_output;
+    auto plus = outputs_with(x, kEps), minus = outputs_with(x, -kEps);
+    if (!plus || !minus) return unstable();
+    // One-sided differences that disagree: a kink (relu at 0, a tie of max).
+    if (!agree(slope(at_x, *plus, kEps), slope(*minus, at_x, kEps))) return kink();
+    double central = slope(*minus, *plus, 2 * kEps);
+    if (matches(autograd, central)) return central;
+    // A jump at x (sign at 0) looks like a steep slope on both sides; unlike a derivative, that
+    // slope doubles at half the step.
+    auto half_plus = outputs_with(x, kEps / 2), half_minus = outputs_with(x, -kEps / 2);
+    if (!half_plus || !half_minus) return unstable();
+    if (!agree(central, slope(*half_minus, *half_plus, kEps))) return kink();
+    return central;
+  }
+
+  // The selected outputs with x moved by `step` (then put back), or nullopt when the call fails
+  // there, is not finite or changes shape.
+  std::optional<at::Tensor> outputs_with(double& x, double step) {
+    const double x0 = x;
+    x = x0 + step;
+    std::optional<at::Tensor> y;
+    try {
+      y = flat_outputs(eval_(inputs_), pass_.outputs);
+      if (y->numel() != pass_.flat_output.numel() || !at::isfinite(*y).all().item<bool>()) y.reset();
+    } catch (const std::exception&) {
+    }
+    x = x0;
+    return y;
+  }
+
+  double slope(const at::Tensor& from, const at::Tensor& to, double step) const {
+    return at::dot(pass_.upstream, to - from).item<double>() / step;
+  }
+
+  std::optional<double> kink() {
+    ++result_.kinks;
+    return std::nullopt;
+  }
+  std::optional<double> unstable() {
+    ++result_.unstable;
+    return std::nullopt;
+  }
+
+  Evaluator& eval_;
+  const AutogradPass& pass_;
+  std::vector<at::Tensor> inputs_;  // the differentiable inputs, moved one element at a time
+  FiniteDifferences result_;
+};
 
 c10::IValue tuple_of(const std::vector<at::Tensor>& tensors) {
   return c10::ivalue::Tuple::create(std::vector<c10::IValue>(tensors.begin(), tensors.end()));
@@ -399,7 +464,7 @@ class GradModel : public Model {
     check_applies(call);
     Evaluator eval(call);
     AutogradPass pass = autograd_pass(eval, call.seed);
-    FiniteDifferences fd = finite_differences(eval, pass);
+    FiniteDifferences fd = Differencer(eval, pass).run();
     Output out;
     out.value = tuple_of(pass.gradients);
     out.reference = tuple_of(fd.gradients);

@@ -53,7 +53,9 @@ class FnBackend : public Backend {
  public:
   using Prepare = std::function<Run(const Call&)>;
   FnBackend(std::string name, std::string description, Prepare prepare)
-      : name_(std::move(name)), description_(std::move(description)), prepare_(std::move(prepare)) {}
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        prepare_(std::move(prepare)) {}
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
   std::unique_ptr<Model> prepare(const Call& call) override {
@@ -161,7 +163,8 @@ std::vector<at::ScalarType> requested_dtypes(const Call& call) {
 // float32 values): those surface as dtype mismatches.
 class CastBack {
  public:
-  CastBack(const Call& call, const Precision& p) : precision_(p), requested_(requested_dtypes(call)) {
+  CastBack(const Call& call, const Precision& p)
+      : precision_(p), requested_(requested_dtypes(call)) {
     std::optional<at::ScalarType> promoted;
     Call probe = call;  // a shallow copy: map_inputs only looks here
     map_inputs(probe, [&](const at::Tensor& t, const std::string&) {
@@ -284,9 +287,9 @@ constexpr uint64_t layout_stream = 0x6c61796f7574;  // "layout"
 // with strides of its own, view refuses incompatible strides): different results here are no bug.
 bool depends_on_strides(const opcall::Op& op) {
   static const std::set<std::string> names = {
-      "aten::as_strided", "aten::as_strided_", "aten::as_strided_scatter", "aten::view",
-      "aten::view_as",    "aten::_reshape_alias", "aten::_unsafe_view",     "aten::stride",
-      "aten::set_"};
+      "aten::as_strided",   "aten::as_strided_", "aten::as_strided_scatter",
+      "aten::view",         "aten::view_as",     "aten::_reshape_alias",
+      "aten::_unsafe_view", "aten::stride",      "aten::set_"};
   return names.count(op.schema().name()) > 0;
 }
 
@@ -311,8 +314,7 @@ Run prepare_noncontig(const Call& call) {
   };
 }
 
-std::shared_ptr<Backend> precision_backend(std::string name, std::string description,
-                                           Precision p) {
+std::shared_ptr<Backend> precision_backend(std::string name, std::string description, Precision p) {
   return std::make_shared<FnBackend>(std::move(name), std::move(description),
                                      [p](const Call& call) { return prepare_precision(call, p); });
 }

@@ -8,6 +8,8 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <stdexcept>
 
@@ -164,6 +166,20 @@ bool has_fusion_group(const jit::Block* block) {
   return false;
 }
 
+// The kernel's own message from an interpreter error: its header, traceback and Python
+// exception name dropped, so that the message reads as eager's.
+std::string kernel_message(const std::string& text) {
+  static const std::string header = "The following operation failed in the TorchScript interpreter.\n";
+  if (!text.starts_with(header)) return text;
+  std::string message = text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
+  auto letter = [](unsigned char c) { return std::isalpha(c) != 0; };
+  if (size_t name_end = message.find("Error: "); name_end != std::string::npos && name_end > 0 &&
+      std::all_of(message.begin(), message.begin() + name_end, letter))
+    message = message.substr(name_end + 7);
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
+}
+
 // Profiling runs before the optimized plan exists (one by default; more are allowed in case the
 // setting was raised).
 constexpr int kMaxRuns = 8;
@@ -181,7 +197,11 @@ class SingleOpModel : public Model {
     if (fusion_) fuser.emplace(*fusion_);
     for (int i = 0; i < kMaxRuns; ++i) {
       jit::Stack stack = graph_inputs(deep_copy(call));  // an in-place op must see fresh inputs
-      executor_.run(stack);
+      try {
+        executor_.run(stack);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(kernel_message(e.what()));
+      }
       if (executor_.isOptimized()) return output(std::move(stack));
     }
     throw std::runtime_error(what_ + ": the profiling executor did not optimize the graph in " +

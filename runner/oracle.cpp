@@ -89,8 +89,8 @@ std::string value_text(T v) {
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(static_cast<int64_t>(v));
   } else if constexpr (c10::is_complex<T>::value) {  // Python's spelling: (1-2j)
-    std::string im = value_text(v.imag());
-    return "(" + value_text(v.real()) + (im.front() == '-' ? "" : "+") + im + "j)";
+    const std::string re = value_text(v.real()), im = value_text(v.imag());
+    return std::string("(").append(re).append(im.front() == '-' ? "" : "+").append(im).append("j)");
   } else if constexpr (std::is_same_v<T, double>) {
     return number_text(v);
   } else {
@@ -255,7 +255,8 @@ class Comparison {
   Diff run(const std::vector<Leaf>& out, const std::vector<Leaf>& ref) {
     if (out.size() != ref.size()) {
       not_comparable("NOT_COMPARABLE_SHAPE", "len mismatch");
-      mismatch("output: " + std::to_string(out.size()) + " leaves vs reference " + std::to_string(ref.size()));
+      mismatch("output: " + std::to_string(out.size()) + " leaves vs reference " +
+               std::to_string(ref.size()));
     } else {
       for (size_t i = 0; i < out.size(); ++i) leaf(out[i], ref[i]);
     }
@@ -293,15 +294,18 @@ class Comparison {
     if (out.scalar != ref.scalar) mismatch(name + ": " + kind_text(out) + " vs reference " + kind_text(ref));
     const at::Tensor &a = out.value, &b = ref.value;
     if (a.scalar_type() != b.scalar_type())
-      mismatch(name + ": dtype " + c10::toString(a.scalar_type()) + " vs reference " + c10::toString(b.scalar_type()));
-    if (a.sizes() != b.sizes()) mismatch(name + ": shape " + sizes_text(a.sizes()) + " vs reference " + sizes_text(b.sizes()));
+      mismatch(name + ": dtype " + c10::toString(a.scalar_type()) + " vs reference " +
+               c10::toString(b.scalar_type()));
+    if (a.sizes() != b.sizes())
+      mismatch(name + ": shape " + sizes_text(a.sizes()) + " vs reference " + sizes_text(b.sizes()));
     if (opdiff_shape(a) != opdiff_shape(b)) return not_comparable("NOT_COMPARABLE_SHAPE", "shape mismatch");
     if (a.numel() == 0) return not_comparable("NOT_COMPARABLE_EMPTY", "");
     values(name, a, b);
   }
 
   // Integral and bool leaves compare exactly (nullopt); others within the tolerance.
-  std::optional<Tolerance> tolerance(c10::ScalarType compared, const at::Tensor& a, const at::Tensor& b) const {
+  std::optional<Tolerance> tolerance(c10::ScalarType compared, const at::Tensor& a,
+                                     const at::Tensor& b) const {
     if (c10::isIntegralType(compared, /*includeBool=*/true)) return std::nullopt;
     return tolerance_ ? *tolerance_ : tolerance_for(a.scalar_type(), b.scalar_type(), precision_);
   }
@@ -311,8 +315,9 @@ class Comparison {
     const std::optional<Tolerance> tol = tolerance(compared, a, b);
     const at::Tensor pa = plain(a, compared), pb = plain(b, compared);
     LeafScan s;
-    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, compared,
-                                           "oracle_compare", [&] { s = scan_elements<scalar_t>(pa, pb, tol.value_or(Tolerance{})); });
+    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(
+        at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, compared, "oracle_compare",
+        [&] { s = scan_elements<scalar_t>(pa, pb, tol.value_or(Tolerance{})); });
     if (s.nan_in_reference) not_comparable("NAN_IN_BASELINE", "baseline contains NaN");
     if (s.nan_in_output) not_comparable("NAN_IN_OUTPUT", "output contains NaN");
     square_sum_ += s.square_sum;
@@ -339,8 +344,8 @@ class Comparison {
 // and contributes nothing (opdiff fails on it); when no element is compared at all the metrics
 // are 0 (opdiff fails there too); complex differences are moduli (opdiff's float64 cast drops
 // the imaginary part); max_abs is NaN once a difference is (opdiff's Python max ignores it).
-Diff compare(const c10::IValue& output, const c10::IValue& reference, std::optional<c10::ScalarType> precision,
-             std::optional<Tolerance> tolerance) {
+Diff compare(const c10::IValue& output, const c10::IValue& reference,
+             std::optional<c10::ScalarType> precision, std::optional<Tolerance> tolerance) {
   return Comparison(precision, tolerance).run(flatten(output), flatten(reference));
 }
 
@@ -500,8 +505,8 @@ std::optional<std::string> cast_reason(const Call& call, const std::string& base
   const at::Tensor* source = tensor_argument(call, base == "copy" ? "src" : "self");
   if (!source || c10::isIntegralType(source->scalar_type(), true) || converts_defined(*source, *target))
     return std::nullopt;
-  return call.what() + " casts " + c10::toString(source->scalar_type()) + " values that are not finite or out of " +
-         c10::toString(*target) + "'s range (undefined behaviour)";
+  return call.what() + " casts " + c10::toString(source->scalar_type()) +
+         " values that are not finite or out of " + c10::toString(*target) + "'s range (undefined behaviour)";
 }
 
 }  // namespace

@@ -226,7 +226,8 @@ void compare_run(const Item& item, Run& run, const Run* baseline) {
 // backend 0, so it runs first and its outputs stay in the worker for the others.
 class Plan {
  public:
-  Plan(const std::vector<Item>& items, const RunOptions& options) : items_(items), options_(options) {
+  Plan(const std::vector<Item>& items, const RunOptions& options, const std::vector<ItemResult>& results)
+      : items_(items), options_(options), results_(results) {
     if (!options.baseline.empty()) backends_.push_back(find_backend(options.baseline));
     for (const auto& name : options.backends) backends_.push_back(find_backend(name));
     if (backends_.empty()) throw std::invalid_argument("no backends to run");
@@ -245,11 +246,13 @@ class Plan {
     }
     const Run* baseline = nullptr;
     if (has_baseline() && !item.pair()) {
-      if (baseline_item_ != i || !baseline_) {  // a fresh worker: the baseline again, unreported
+      // A fresh worker runs the baseline again, unreported, if it ran well the first time (the
+      // parent recorded that before forking this worker); never a baseline that crashed.
+      if ((baseline_item_ != i || !baseline_) && results_[i].baseline && all_ok(*results_[i].baseline)) {
         baseline_ = run_backend(item, *backends_[0], options_);
         baseline_item_ = i;
       }
-      baseline = &*baseline_;
+      if (baseline_item_ == i && baseline_) baseline = &*baseline_;
     }
     compare_run(item, run, baseline);
     return std::move(run.result);
@@ -266,6 +269,7 @@ class Plan {
  private:
   const std::vector<Item>& items_;
   const RunOptions& options_;
+  const std::vector<ItemResult>& results_;  // what the parent has recorded so far
   std::vector<std::shared_ptr<Backend>> backends_;
   std::optional<Run> baseline_;
   size_t baseline_item_ = 0;
@@ -289,8 +293,8 @@ std::string ended_text(const opcall::TaskResult& r, double timeout_s) {
 
 std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
                                   const std::function<void(const ItemResult&)>& report) {
-  Plan plan(items, options);
   std::vector<ItemResult> results(items.size());
+  Plan plan(items, options, results);
   auto add = [&](size_t task, BackendResult r) {
     size_t i = task / plan.width(), b = task % plan.width();
     ItemResult& result = results[i];

@@ -132,6 +132,12 @@ TEST(GradBackend, TiesAndIntegersAreKinks) {
   expect_gradients_match(steps, {at::zeros({3})});
 }
 
+TEST(GradBackend, AJumpAtTheInputIsAKinkThoughBothSidesLookAlike) {
+  Output out = run_grad(op_call("sign.default", {at::tensor({0.0, 1.5})}));  // -1 | 0 | 1 at 0
+  EXPECT_EQ(note(out, "kinks"), "1");
+  expect_gradients_match(out, {at::zeros({2})});
+}
+
 TEST(GradBackend, RandomOpsReplayTheirDraws) {
   at::Tensor x = randn({4, 4}, 1);
   Output a = run_grad(op_call("dropout.default", {x, 0.5, true}));
@@ -207,6 +213,53 @@ TEST(GradBackend, CallsItCannotCheckAreSkippedWithTheReason) {
   EXPECT_NE(skip_reason(op_call("sum.default", {randn({2}, 1)}, {{"dtype", at::kFloat}})).find("finite differences need float64 outputs"),
             std::string::npos);
   EXPECT_EQ(skip_reason(op_call("argmax.default", {randn({3}, 1)})), "no floating outputs");
+}
+
+TEST(GradBackend, GradientsThatAreNotTheDerivativeByDesignAreSkipped) {
+  at::Tensor weight = randn({4, 3}, 1), indices = at::tensor({0, 2, 2}, at::kLong);
+  std::string reason = skip_reason(op_call("embedding.default", {weight, indices, -1, true}));
+  EXPECT_NE(reason.find("scale_grad_by_freq=True"), std::string::npos) << reason;
+  reason = skip_reason(op_call("embedding.default", {weight, indices, 2}));
+  EXPECT_NE(reason.find("padding_idx"), std::string::npos) << reason;
+  expect_gradients_match(run_grad(op_call("embedding.default", {weight, indices})), {weight});
+}
+
+TEST(GradBackend, AFloat64RefusalIsASkipAndAGradOnlyFailureIsTheRuns) {
+  std::string reason = skip_reason(op_call("linalg_vector_norm.default", {randn({3}, 1)}, {{"dtype", at::kFloat}}));
+  EXPECT_NE(reason.find("refuses float64 inputs"), std::string::npos) << reason;
+  // libtorch 1.13: masked_fill of an int tensor with a floating value that requires grad trips an
+  // internal assert, which it does not without grad.
+  Call call = op_call("masked_fill.Tensor", {at::tensor({1, 2}, at::kInt), at::tensor({true, false}), at::tensor(2.5)});
+  auto model = make_eager_cpu_grad()->prepare(call);
+  try {
+    model->run(deep_copy(call));
+    ADD_FAILURE() << "expected the run to fail";
+  } catch (const Skip& skip) {
+    ADD_FAILURE() << "skipped: " << skip.what();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("fails only when its inputs require grad"), std::string::npos) << e.what();
+  }
+}
+
+// libtorch 1.13's scatter backward returns a gradient shaped like index for a larger src.
+TEST(GradBackend, ABackwardThatFailsIsTheRunsFailureNamingTheBackward) {
+  Call call = op_call("scatter.src", {at::zeros({4}), 0, at::tensor({1}, at::kLong), randn({4}, 1)});
+  auto model = make_eager_cpu_grad()->prepare(call);
+  try {
+    model->run(deep_copy(call));
+    ADD_FAILURE() << "expected the run to fail";
+  } catch (const Skip& skip) {
+    ADD_FAILURE() << "skipped: " << skip.what();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("the backward of aten::scatter.src failed"), std::string::npos) << e.what();
+  }
+}
+
+// libtorch 1.13's atan2 backward squares an integral `other` in its own dtype: uint8 wraps.
+TEST(GradBackend, FindsAtan2sWrongGradientForAUint8Other) {
+  at::Tensor x = at::tensor(6.0), other = at::tensor({16, 20, 3}, at::kByte);
+  Output out = run_grad(op_call("atan2.default", {x, other}));
+  EXPECT_FALSE(at::allclose(tensors(out.value)[0], tensors(*out.reference)[0], out.tolerance->rtol, out.tolerance->atol));
 }
 
 TEST(GradBackend, KernelErrorsAreTheRunsFailureNotASkip) {

@@ -134,8 +134,8 @@ TEST(EagerCpuFp64, IllConditionedSumIsCloserToTheFloat64Truth) {
 
 TEST(EagerCpuFp64, TensorListInputsAreUpcast) {
   // einsum("i->") sums its one list operand: exact only when that operand was upcast.
-  Call call = op_call("einsum.default", {std::string("i->"), c10::List<at::Tensor>({at::tensor(
-                                                                  {1e8f, 1.f, -1e8f})})});
+  Call call = op_call("einsum.default", {std::string("i->"),
+                                         c10::List<at::Tensor>({at::tensor({1e8f, 1.f, -1e8f})})});
   at::Tensor out = run_tensor("eager_cpu_fp64", call);
   EXPECT_EQ(out.scalar_type(), at::kFloat);
   EXPECT_EQ(out.item<float>(), 1.f);
@@ -249,7 +249,8 @@ TEST(EagerCpuFp16, IntegerOpEqualsEagerWithoutPrecision) {
 // alias returns a view of its input: what the kernel was given.
 TEST(EagerCpuNoncontig, InputsAreNonContiguousWithTheSameValues) {
   std::set<std::string> seen;
-  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{5}, {3, 4}, {2, 3, 4, 5}}) {
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{5}, {3, 4}, {2, 3, 4, 5}}) {
     at::Tensor x = values(shape);
     for (uint64_t seed = 0; seed < 12; ++seed) {
       Output out = run("eager_cpu_noncontig", op_call("alias.default", {x}, {}, seed));
@@ -264,7 +265,8 @@ TEST(EagerCpuNoncontig, InputsAreNonContiguousWithTheSameValues) {
 
 TEST(EagerCpuNoncontig, ChannelsLastIsTheChannelsLastFormat) {
   for (uint64_t seed = 0; seed < 12; ++seed) {
-    Output out = run("eager_cpu_noncontig", op_call("alias.default", {values({2, 3, 4, 5})}, {}, seed));
+    Output out =
+        run("eager_cpu_noncontig", op_call("alias.default", {values({2, 3, 4, 5})}, {}, seed));
     if (note(out, "layout") == "self channels_last")
       EXPECT_TRUE(out.value.toTensor().is_contiguous(at::MemoryFormat::ChannelsLast));
   }
@@ -272,8 +274,8 @@ TEST(EagerCpuNoncontig, ChannelsLastIsTheChannelsLastFormat) {
 
 TEST(EagerCpuNoncontig, TheSeedDecidesTheLayouts) {
   auto layouts = [](uint64_t seed) {
-    Call call = op_call("cat.default", {c10::List<at::Tensor>({values({2, 3}), values({2, 3}),
-                                                               values({2, 3})})},
+    Call call = op_call("cat.default",
+                        {c10::List<at::Tensor>({values({2, 3}), values({2, 3}), values({2, 3})})},
                         {}, seed);
     return note(run("eager_cpu_noncontig", call), "layout");
   };
@@ -290,7 +292,8 @@ TEST(EagerCpuNoncontig, IntegerResultsEqualEager) {
   EXPECT_TRUE(out.value.toTensor().equal(run_tensor("eager_cpu", and_call)));
   EXPECT_NE(note(out, "layout").find("self "), std::string::npos);
   EXPECT_NE(note(out, "layout").find("other "), std::string::npos);
-  Call cat_call = op_call("cat.default", {c10::List<at::Tensor>({ints({2, 3}), ints({4, 3})})}, {}, 5);
+  Call cat_call =
+      op_call("cat.default", {c10::List<at::Tensor>({ints({2, 3}), ints({4, 3})})}, {}, 5);
   EXPECT_TRUE(run_tensor("eager_cpu_noncontig", cat_call).equal(run_tensor("eager_cpu", cat_call)));
 }
 
@@ -307,8 +310,8 @@ TEST(EagerCpuNoncontig, TensorsThatCannotBeNonContiguousStayAsTheyAre) {
 }
 
 TEST(EagerCpuNoncontig, SkipsOperatorsWhoseResultsDependOnStrides) {
-  Call call = op_call("as_strided.default", {values({3, 4}), std::vector<int64_t>{2, 2},
-                                             std::vector<int64_t>{1, 2}});
+  Call call = op_call("as_strided.default",
+                      {values({3, 4}), std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 2}});
   try {
     find_backend("eager_cpu_noncontig")->prepare(call);
     FAIL() << "expected Skip";
@@ -340,10 +343,10 @@ TEST(ModuleConversion, Fp16LinearFailsHonestlyWithoutAHalfKernel) {
 }
 
 TEST(ModuleConversion, SequentialConvertsEveryStep) {
-  auto seq = module("torch.nn.Sequential",
-                    {suite::module_to_ivalue(module("torch.nn.Linear", {3, 4})),
-                     suite::module_to_ivalue(module("torch.nn.ReLU")),
-                     suite::module_to_ivalue(module("torch.nn.Linear", {4, 2}))});
+  auto seq =
+      module("torch.nn.Sequential", {suite::module_to_ivalue(module("torch.nn.Linear", {3, 4})),
+                                     suite::module_to_ivalue(module("torch.nn.ReLU")),
+                                     suite::module_to_ivalue(module("torch.nn.Linear", {4, 2}))});
   Call call = module_call("torch.nn.Sequential", seq, {values({5, 3})});
   at::Tensor eager = run_tensor("eager_cpu", call);
   for (const char* backend : {"eager_cpu_fp64", "eager_cpu_bf16"}) {
@@ -355,8 +358,8 @@ TEST(ModuleConversion, SequentialConvertsEveryStep) {
 }
 
 TEST(ModuleConversion, BatchNormRunsWithItsRunningStatisticsConverted) {
-  Call call = module_call("torch.nn.BatchNorm1d", module("torch.nn.BatchNorm1d", {3}),
-                          {values({4, 3})});
+  Call call =
+      module_call("torch.nn.BatchNorm1d", module("torch.nn.BatchNorm1d", {3}), {values({4, 3})});
   at::Tensor out = run_tensor("eager_cpu_fp64", call);
   EXPECT_TRUE(out.allclose(run_tensor("eager_cpu", call), 1e-5, 1e-5));
 }

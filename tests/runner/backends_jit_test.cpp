@@ -144,6 +144,24 @@ TEST(SingleOpGraph, NoneOptionalTensorIsAConstantAndIntOpHasNoInputs) {
   EXPECT_TRUE(single_op_graph(add_int)->inputs().empty());
 }
 
+TEST(TorchScriptCpu, KernelErrorsCarryTheKernelsOwnMessage) {
+  Call call = op_call("add.Tensor", {seeded({3}, 16), seeded({4}, 17)});
+  std::string expected;
+  try {
+    eager(call);
+  } catch (const c10::Error& e) {
+    expected = e.what_without_backtrace();
+  }
+  ASSERT_FALSE(expected.empty());
+  auto model = make_torchscript_cpu()->prepare(deep_copy(call));
+  try {
+    model->run(deep_copy(call));
+    FAIL() << "expected the kernel's error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+}
+
 class FusedBackends : public testing::TestWithParam<std::shared_ptr<Backend> (*)()> {};
 
 TEST_P(FusedBackends, PointwiseAddFormsAFusionGroupAndMatchesEager) {
@@ -218,19 +236,5 @@ TEST(TorchScriptCpu, ModuleCallsAreSkippedWithTheReason) {
   }
 }
 
-Call op_call_dbg(std::string_view n, const opcall::Stack& a) { return op_call(n, a); }
 }  // namespace
-namespace opsfuzz::runner {
-TEST(Debug, Print) {
-  for (auto make : {make_torchscript_cpu, make_torchscript_cpu_fused, make_torchscript_cpu_fused_dynamic}) {
-    for (auto call : {op_call_dbg("add.Tensor", {at::randn({4, 8}), at::randn({4, 8})}),
-                      op_call_dbg("sum.dim_IntList", {at::randn({4, 6}), c10::List<int64_t>({1})}),
-                      op_call_dbg("add_.Tensor", {at::randn({4}), at::randn({4})}),
-                      op_call_dbg("aten::add.int", {2, 3})}) {
-      auto out = make()->prepare(call)->run(call);
-      std::cout << make()->name() << " " << call.what() << " " << note(out, "fused") << "\n" << *torch::jit::lastExecutedOptimizedGraph() << "\n";
-    }
-  }
-}
-}
-}
+}  // namespace opsfuzz::runner

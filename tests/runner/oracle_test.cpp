@@ -309,7 +309,8 @@ TEST(Compare, EmptyTensorsMatchWhenShapesAndDtypesDo) {
 
 TEST(Compare, NumberOutputs) {
   EXPECT_TRUE(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{3})).match);
-  EXPECT_EQ(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{4})).why, "output: 3 vs reference 4 (exact)");
+  EXPECT_EQ(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{4})).why,
+            "output: 3 vs reference 4 (exact)");
   EXPECT_TRUE(compare(c10::IValue(0.1 + 0.2), c10::IValue(0.3)).match);
   EXPECT_EQ(compare(c10::IValue(true), c10::IValue(false)).why, "output: True vs reference False (exact)");
   EXPECT_EQ(compare(c10::IValue(2.0), c10::IValue(int64_t{2})).why, "output: dtype Double vs reference Long");
@@ -381,7 +382,8 @@ TEST(Json, ComparableEntryHasOpdiffsKeysAndOurs) {
   EXPECT_DOUBLE_EQ(d.max_abs, 2);
   EXPECT_DOUBLE_EQ(d.mean_abs, 2.0 / 3);
   nlohmann::json j = to_json(d);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev", "why"}));
+  EXPECT_EQ(keys(j), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev",
+                                            "why"}));
   EXPECT_EQ(j["ok"], true);
   EXPECT_DOUBLE_EQ(j["mse"].get<double>(), 4.0 / 3);
   EXPECT_EQ(j["max_abs"], 2.0);
@@ -389,7 +391,8 @@ TEST(Json, ComparableEntryHasOpdiffsKeysAndOurs) {
   EXPECT_EQ(j["why"], "output at [2]: 3 vs reference 5 (atol 1e-07, rtol 1e-07)");
 
   nlohmann::json same = to_json(compare(doubles({1}), doubles({1})));
-  EXPECT_EQ(keys(same), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev"}));
+  EXPECT_EQ(keys(same),
+            (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev"}));
   EXPECT_EQ(same["verdict"], "match");
 }
 
@@ -464,7 +467,9 @@ TEST(NotValueComparable, OutOfRangeFloatToIntegerCasts) {
   const opcall::Kwargs to_int8 = {{"dtype", c10::IValue(at::kChar)}};
   auto big = not_value_comparable(op_call("_to_copy", {floats({1, 300})}, to_int8));
   ASSERT_TRUE(big);
-  EXPECT_EQ(*big, "aten::_to_copy casts Float values that are not finite or out of Char's range (undefined behaviour)");
+  EXPECT_EQ(*big,
+            "aten::_to_copy casts Float values that are not finite or out of Char's range "
+            "(undefined behaviour)");
   EXPECT_EQ(not_value_comparable(op_call("_to_copy", {floats({1, 3})}, to_int8)), std::nullopt);
   EXPECT_EQ(not_value_comparable(op_call("_to_copy", {floats({-128.9f, 127.9f})}, to_int8)), std::nullopt);
   EXPECT_TRUE(not_value_comparable(op_call("_to_copy", {floats({-129})}, to_int8)));
