@@ -12,7 +12,7 @@ CallOutcome execute(const Sample& sample) {
   return opcall::try_call(*op, sample.args, sample.kwargs);
 }
 
-std::vector<CallOutcome> execute_isolated(const std::vector<Sample>& samples, double timeout_s) {
+std::vector<CallOutcome> execute_isolated(const std::vector<Sample>& samples, double timeout_s, bool backtraces) {
   // Look the ops up here, once: every worker inherits them instead of looking them up again after
   // each crash. Unknown ones are reported by execute, as BindErrors.
   for (const auto& s : samples) {
@@ -22,7 +22,7 @@ std::vector<CallOutcome> execute_isolated(const std::vector<Sample>& samples, do
     }
   }
   return opcall::run_isolated(
-      samples.size(), [&](size_t i) { return execute(samples[i]); }, timeout_s);
+      samples.size(), [&](size_t i) { return execute(samples[i]); }, timeout_s, backtraces);
 }
 
 }  // namespace opsfuzz

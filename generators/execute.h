@@ -16,6 +16,8 @@ CallOutcome execute(const Sample& sample);
 
 // Runs each sample in a forked worker (opcall::run_isolated: one worker runs samples until one
 // crashes or hangs; the next resumes after it). Results come back in order, one per sample.
-std::vector<CallOutcome> execute_isolated(const std::vector<Sample>& samples, double timeout_s = 10);
+// Workers drop c10 error backtraces (~6 ms each) unless asked.
+std::vector<CallOutcome> execute_isolated(const std::vector<Sample>& samples, double timeout_s = 10,
+                                          bool backtraces = false);
 
 }  // namespace opsfuzz

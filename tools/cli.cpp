@@ -113,6 +113,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   sweep_cmd->add_option("--timeout", sw.sweep.timeout_s, "seconds a sample may run")->capture_default_str();
+  sweep_cmd->add_flag("--backtraces", sw.sweep.backtraces,
+                      "keep C++ backtraces in kernel errors (for a reproducer; each refused call costs ~6 ms)");
   sweep_cmd->add_option("--json", sw.json, "also write the per-op table and every unexpected result to FILE");
   sweep_cmd->callback([&] {
     sw.progress = &err == &std::cerr && ::isatty(STDERR_FILENO);

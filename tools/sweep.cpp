@@ -86,7 +86,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
   auto start = std::chrono::steady_clock::now();
   try {
     std::vector<Sample> samples = sweep_samples(spec, options);
-    auto outcomes = execute_isolated(samples, options.timeout_s);
+    auto outcomes = execute_isolated(samples, options.timeout_s, options.backtraces);
     for (size_t i = 0; i < samples.size(); ++i) {
       const Sample& x = samples[i];
       const CallOutcome& o = outcomes[i];
