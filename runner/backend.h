@@ -58,7 +58,8 @@ struct Output {
 };
 
 // A call prepared for one backend (opdiff's exported model): built once, run once per repeat,
-// each time on a fresh copy of the inputs. run throws on failure (INFER_FAIL, TIMING_FAIL).
+// each time on a fresh copy of the inputs. run throws on failure (INFER_FAIL, TIMING_FAIL), or
+// Skip when only the values show that the backend does not apply (SKIPPED).
 class Model {
  public:
   virtual ~Model() = default;

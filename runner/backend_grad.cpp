@@ -151,16 +151,18 @@ std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stac
   };
   // torch.nn.functional.embedding's documented gradients.
   if (c10::IValue scale = argument("scale_grad_by_freq"); scale.isBool() && scale.toBool())
-    return "scale_grad_by_freq=True divides " + op.name() + "'s gradient by index frequencies on purpose: "
-           "it is not the derivative";
-  if (c10::IValue padding = argument("padding_idx"); op.name() == "aten::embedding" && padding.isInt() && padding.toInt() != -1)
+    return "scale_grad_by_freq=True divides " + op.name() +
+           "'s gradient by index frequencies on purpose: it is not the derivative";
+  c10::IValue padding = argument("padding_idx");
+  if (op.name() == "aten::embedding" && padding.isInt() && padding.toInt() != -1)
     return "aten::embedding gives the padding_idx row no gradient on purpose: it is not the derivative";
   return std::nullopt;
 }
 
 // Throws Skip for calls this backend does not check, whatever their values.
 void check_applies(const Call& call) {
-  if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
+  if (!call.op && !call.module)
+    throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
   if (call.op)
     if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
   bool floating = false, generator = false;
@@ -171,7 +173,8 @@ void check_applies(const Call& call) {
   for (const auto& v : call.args) inspect(v);
   for (const auto& [name, v] : call.kwargs) inspect(v);
   if (generator)
-    throw Skip(call.what() + " is given an explicit generator: its draws cannot be replayed for finite differences");
+    throw Skip(call.what() + " is given an explicit generator: its draws cannot be replayed for "
+               "finite differences");
   if (!floating) throw Skip("no floating inputs");
 }
 
@@ -275,9 +278,11 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
     } catch (const std::exception& e) {
       std::string message = message_of(e);
       if (auto argument = refused_argument(message); argument && eval.exclude(*argument)) continue;
-      if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative here: " + message);
+      if (is_missing_derivative(message))
+        throw Skip(eval.what() + " has no derivative here: " + message);
       if (eval.runs_without_grad())
-        throw std::runtime_error("the forward of " + eval.what() + " fails only when its inputs require grad: " + message);
+        throw std::runtime_error("the forward of " + eval.what() +
+                                 " fails only when its inputs require grad: " + message);
       if (eval.runs_in_own_dtypes()) throw Skip(eval.what() + " refuses float64 inputs: " + message);
       throw;
     }
@@ -286,7 +291,8 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
 
 // The output leaves that enter L: floating tensors that require grad. Throws Skip when there are
 // none, or when one is not float64 (a dtype argument: finite differences would lose precision).
-std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::string& what, Notes& notes) {
+std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::string& what,
+                                           Notes& notes) {
   std::vector<Leaf> leaves = flatten(out);
   std::vector<size_t> selected;
   size_t floating = 0;
@@ -294,11 +300,12 @@ std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::st
     const Leaf& leaf = leaves[i];
     if (leaf.none || leaf.scalar || !is_floating(leaf.value)) continue;
     ++floating;
+    if (!leaf.value.requires_grad()) continue;
     auto dtype = leaf.value.scalar_type();
     if (dtype != at::kDouble && dtype != at::kComplexDouble)
       throw Skip(what + "'s output " + (leaf.path.empty() ? "" : leaf.path + " ") + "is " +
                  c10::toString(dtype) + " on float64 inputs: finite differences need float64 outputs");
-    if (leaf.value.requires_grad()) selected.push_back(i);
+    selected.push_back(i);
   }
   if (floating == 0) throw Skip("no floating outputs");
   if (selected.empty()) throw Skip("no output of " + what + " requires grad: it has no derivative");
@@ -350,7 +357,8 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
     pass.inputs.push_back(leaves[k].detach());
   }
   pass.flat_output = y.detach();
-  if (!eval.excluded().empty()) pass.notes.emplace_back("not_differentiable_args", join(eval.excluded()));
+  if (!eval.excluded().empty())
+    pass.notes.emplace_back("not_differentiable_args", join(eval.excluded()));
   return pass;
 }
 

@@ -1,6 +1,7 @@
 // The TorchScript backends: the operator as a one-node TorchScript graph, run by the profiling
 // graph executor until its optimized plan runs; the fused variants send the same graph through
 // the TensorExpr fuser on CPU.
+#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/frontend/schema_matching.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -15,6 +16,7 @@
 
 #include "runner/builtin.h"
 #include "runner/values.h"
+#include "suite/modules.h"
 
 // Debian's libtorch-dev does not install codegen/fuser/interface.h; libtorch_cpu exports these.
 namespace torch::jit {
@@ -63,11 +65,11 @@ jit::Node* insert_op_node(jit::Graph& graph, const c10::FunctionSchema& schema,
   try {
     matched = jit::matchSchema(schema, jit::SourceRange(), graph, args, kwargs);
   } catch (const std::exception& e) {
-    throw std::runtime_error(what + ": TorchScript does not accept the bound arguments: " +
-                             first_line(e.what()));
+    throw std::runtime_error(
+        what + ": TorchScript does not accept the bound arguments: " + first_line(e.what()));
   }
-  jit::Node* node = graph.insertNode(
-      graph.create(c10::Symbol::fromQualString(schema.name()), matched.inputs, 0));
+  jit::Node* node =
+      graph.insertNode(graph.create(c10::Symbol::fromQualString(schema.name()), matched.inputs, 0));
   for (const c10::TypePtr& type : matched.return_types) node->addOutput()->setType(type);
   return node;
 }
@@ -79,7 +81,8 @@ void check_resolved_overload(const jit::Node* node, const c10::FunctionSchema& s
   const c10::FunctionSchema* resolved = node->maybeSchema();
   if (!resolved) throw Skip(what + ": TorchScript finds no operator for the graph node");
   if (resolved->operator_name() != schema.operator_name())
-    throw Skip(what + ": TorchScript resolves the node to " + c10::toString(resolved->operator_name()));
+    throw Skip(what + ": TorchScript resolves the node to " +
+               c10::toString(resolved->operator_name()));
 }
 
 SingleOpGraph build_graph(const Call& call) {
@@ -169,11 +172,14 @@ bool has_fusion_group(const jit::Block* block) {
 // The kernel's own message from an interpreter error: its header, traceback and Python
 // exception name dropped, so that the message reads as eager's.
 std::string kernel_message(const std::string& text) {
-  static const std::string header = "The following operation failed in the TorchScript interpreter.\n";
+  static const std::string header =
+      "The following operation failed in the TorchScript interpreter.\n";
   if (!text.starts_with(header)) return text;
-  std::string message = text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
+  std::string message =
+      text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
   auto letter = [](unsigned char c) { return std::isalpha(c) != 0; };
-  if (size_t name_end = message.find("Error: "); name_end != std::string::npos && name_end > 0 &&
+  if (size_t name_end = message.find("Error: ");
+      name_end != std::string::npos && name_end > 0 &&
       std::all_of(message.begin(), message.begin() + name_end, letter))
     message = message.substr(name_end + 7);
   while (!message.empty() && message.back() == '\n') message.pop_back();
@@ -233,6 +239,26 @@ class SingleOpModel : public Model {
   jit::GraphExecutor executor_;  // keeps its optimized plan across runs
 };
 
+// A TorchScript module (loaded from a file) frozen and optimized for inference, as
+// torch.jit.freeze and torch.jit.optimize_for_inference do; a copy, so the shared module stays.
+class FrozenModuleModel : public Model {
+ public:
+  explicit FrozenModuleModel(const jit::Module& module) {
+    jit::Module copy = module.clone();
+    copy.eval();
+    frozen_ = jit::freeze(copy);
+    frozen_ = jit::optimize_for_inference(frozen_);
+  }
+
+  Output run(const Call& inputs) override {
+    std::unordered_map<std::string, c10::IValue> named(inputs.kwargs.begin(), inputs.kwargs.end());
+    return Output{frozen_.get_method("forward")(inputs.args, named), {}, {}, {}, {}};
+  }
+
+ private:
+  jit::Module frozen_;
+};
+
 class TorchScriptBackend : public Backend {
  public:
   TorchScriptBackend(std::string name, std::string description,
@@ -243,10 +269,12 @@ class TorchScriptBackend : public Backend {
   std::string description() const override { return description_; }
 
   std::unique_ptr<Model> prepare(const Call& call) override {
-    if (!call.op)
-      throw Skip(call.what() +
-                 ": suite::Module does not expose a TorchScript module's torch::jit::Module to "
-                 "freeze, and torch::nn modules built in C++ cannot be scripted");
+    if (call.module) {
+      const jit::Module* script = call.module->script_module();
+      if (!script) throw Skip(call.what() + ": torch::nn modules built in C++ cannot be scripted");
+      if (fusion_) throw Skip(call.what() + ": the fused backends run single operators");
+      return std::make_unique<FrozenModuleModel>(*script);
+    }
     if (fusion_) check_size(call);
     std::optional<CpuFuserSwitch> fuser;  // the executor reads the fusion strategy when built
     if (fusion_) fuser.emplace(*fusion_);
@@ -274,25 +302,25 @@ std::string fused_description(const char* shapes) {
 }  // namespace
 
 // The graph torchscript_cpu runs for an operator call (not in a header: for the tests).
-std::shared_ptr<torch::jit::Graph> single_op_graph(const Call& call) { return build_graph(call).graph; }
+std::shared_ptr<torch::jit::Graph> single_op_graph(const Call& call) {
+  return build_graph(call).graph;
+}
 
 std::shared_ptr<Backend> make_torchscript_cpu() {
   return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu", "the op as a one-node TorchScript graph, optimized by the profiling executor",
-      std::nullopt);
+      "torchscript_cpu",
+      "the op as a one-node TorchScript graph, optimized by the profiling executor", std::nullopt);
 }
 
 std::shared_ptr<Backend> make_torchscript_cpu_fused() {
   return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu_fused",
-      fused_description("static"),
+      "torchscript_cpu_fused", fused_description("static"),
       jit::FusionStrategy{{jit::FusionBehavior::STATIC, 2}});
 }
 
 std::shared_ptr<Backend> make_torchscript_cpu_fused_dynamic() {
   return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu_fused_dynamic",
-      fused_description("dynamic"),
+      "torchscript_cpu_fused_dynamic", fused_description("dynamic"),
       jit::FusionStrategy{{jit::FusionBehavior::DYNAMIC, 10}});
 }
 

@@ -160,6 +160,9 @@ SideResult run_side(Backend& backend, const Call& call, const RunOptions& option
     auto start = Clock::now();
     try {
       outputs.push_back(model->run(inputs));
+    } catch (const Skip& e) {  // whether a backend applies may depend on the values (gradients)
+      outputs.clear();
+      return {Status::Skipped, e.what(), {}, {}};
     } catch (const std::exception& e) {
       outputs.clear();
       return {rep == 0 ? Status::InferFail : Status::TimingFail, error_text(e), {}, {}};

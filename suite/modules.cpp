@@ -83,6 +83,7 @@ class ScriptModule : public Module {
     for (const at::Tensor& t : module_.parameters()) convert_floating(t, dtype);
     for (const at::Tensor& t : module_.buffers()) convert_floating(t, dtype);
   }
+  const torch::jit::Module* script_module() const override { return &module_; }
 
  private:
   torch::jit::Module module_;

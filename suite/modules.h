@@ -12,6 +12,10 @@
 #include <utility>
 #include <vector>
 
+namespace torch::jit {
+struct Module;
+}
+
 namespace opsfuzz::suite {
 
 using Kwargs = std::vector<std::pair<std::string, c10::IValue>>;  // as opcall::Kwargs
@@ -34,6 +38,9 @@ class Module {
   // Converts the floating-point parameters and buffers (submodules' too) to `dtype`, in place;
   // integral, bool and complex ones stay. The default throws UnconvertibleModule.
   virtual void to(c10::ScalarType dtype);
+  // The TorchScript module behind a module loaded from a file (nullptr for others), for backends
+  // that freeze and optimize it.
+  virtual const torch::jit::Module* script_module() const { return nullptr; }
 };
 
 // A copy of `module` with its floating-point parameters and buffers in `dtype`; `module` is left

@@ -9,6 +9,8 @@
 #include "runner/values.h"
 #include "suite/modules.h"
 
+#include <filesystem>
+
 namespace torch::jit {  // exported by libtorch_cpu; its header is not installed
 TORCH_API bool canFuseOnCPU();
 }  // namespace torch::jit
@@ -32,7 +34,9 @@ Call op_call(std::string_view name, const opcall::Stack& args, const opcall::Kwa
   return call;
 }
 
-c10::IValue eager(const Call& call) { return opcall::to_python(call.op->call(deep_copy(call).args)); }
+c10::IValue eager(const Call& call) {
+  return opcall::to_python(call.op->call(deep_copy(call).args));
+}
 
 Output run_on(const std::shared_ptr<Backend>& backend, const Call& call) {
   return backend->prepare(deep_copy(call))->run(deep_copy(call));
@@ -78,7 +82,8 @@ TEST(TorchScriptCpu, AddTensorWithAlphaMatchesEager) {
 }
 
 TEST(TorchScriptCpu, MmMatchesEager) {
-  expect_matches_eager(make_torchscript_cpu(), op_call("mm.default", {seeded({3, 5}, 3), seeded({5, 2}, 4)}));
+  expect_matches_eager(make_torchscript_cpu(),
+                       op_call("mm.default", {seeded({3, 5}, 3), seeded({5, 2}, 4)}));
 }
 
 TEST(TorchScriptCpu, CatOfATensorListMatchesEager) {
@@ -107,12 +112,14 @@ TEST(TorchScriptCpu, TorchScriptOnlyIntAddReturnsAPythonInt) {
 }
 
 TEST(TorchScriptCpu, InPlaceAddMatchesEager) {
-  expect_matches_eager(make_torchscript_cpu(), op_call("add_.Tensor", {seeded({4}, 10), seeded({4}, 11)}));
+  expect_matches_eager(make_torchscript_cpu(),
+                       op_call("add_.Tensor", {seeded({4}, 10), seeded({4}, 11)}));
 }
 
 TEST(TorchScriptCpu, OutOverloadMatchesEager) {
-  expect_matches_eager(make_torchscript_cpu(),
-                       op_call("add.out", {seeded({4}, 12), seeded({4}, 13)}, {{"out", at::empty({4})}}));
+  expect_matches_eager(
+      make_torchscript_cpu(),
+      op_call("add.out", {seeded({4}, 12), seeded({4}, 13)}, {{"out", at::empty({4})}}));
 }
 
 TEST(TorchScriptCpu, RepeatedRunsOfOneModelGiveTheSameValues) {
@@ -184,7 +191,8 @@ TEST_P(FusedBackends, InputsOverTheSizeCapAreSkippedWithTheReason) {
     GetParam()()->prepare(call);
     FAIL() << "expected Skip";
   } catch (const Skip& e) {
-    EXPECT_NE(std::string(e.what()).find("8192 elements, over the 4096"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8192 elements, over the 4096"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -208,16 +216,20 @@ TEST_P(FusedBackends, RunsWithoutPrintingToStderr) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StaticAndDynamic, FusedBackends,
-                         testing::Values(&make_torchscript_cpu_fused, &make_torchscript_cpu_fused_dynamic));
+                         testing::Values(&make_torchscript_cpu_fused,
+                                         &make_torchscript_cpu_fused_dynamic));
 
 TEST(TorchScriptCpu, PlainBackendDoesNotFuse) {
-  Output out = run_on(make_torchscript_cpu(), op_call("add.Tensor", {seeded({4}, 29), seeded({4}, 30)}));
+  Output out =
+      run_on(make_torchscript_cpu(), op_call("add.Tensor", {seeded({4}, 29), seeded({4}, 30)}));
   EXPECT_EQ(note(out, "fused"), "(none)");
   EXPECT_FALSE(torch::jit::canFuseOnCPU());
 }
 
 struct Identity : suite::Module {
-  c10::IValue forward(const std::vector<c10::IValue>& args, const suite::Kwargs&) override { return args.at(0); }
+  c10::IValue forward(const std::vector<c10::IValue>& args, const suite::Kwargs&) override {
+    return args.at(0);
+  }
 };
 
 TEST(TorchScriptCpu, ModuleCallsAreSkippedWithTheReason) {
@@ -225,15 +237,34 @@ TEST(TorchScriptCpu, ModuleCallsAreSkippedWithTheReason) {
   call.module = std::make_shared<Identity>();
   call.module_path = "mylib.Identity";
   call.args = {at::ones({2})};
-  for (auto make : {make_torchscript_cpu, make_torchscript_cpu_fused}) {
-    try {
-      make()->prepare(call);
-      FAIL() << "expected Skip";
-    } catch (const Skip& e) {
-      EXPECT_NE(std::string(e.what()).find("torch::nn modules built in C++ cannot be scripted"),
-                std::string::npos);
-    }
+  try {
+    make_torchscript_cpu()->prepare(call);
+    FAIL() << "expected Skip";
+  } catch (const Skip& e) {
+    EXPECT_NE(std::string(e.what()).find("torch::nn modules built in C++ cannot be scripted"),
+              std::string::npos);
   }
+}
+
+TEST(TorchScriptCpu, AScriptModuleRunsFrozenAndOptimizedWithoutChangingTheShared) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "runner_script_modules";
+  fs::create_directories(dir);
+  torch::jit::Module m("Scaled");
+  m.register_parameter("weight", at::full({3}, 2.0), false);
+  m.define("def forward(self, x, shift: float = 0.0):\n  return x * self.weight + shift\n");
+  m.save((dir / "scaled.pt").string());
+  Call call;
+  call.module = suite::make_module("file:" + (dir / "scaled.pt").string(), {}, {});
+  call.module_path = "file:scaled.pt";
+  call.args = {at::ones({3})};
+  call.kwargs = {{"shift", c10::IValue(1.0)}};
+  Output out = run_on(make_torchscript_cpu(), call);
+  EXPECT_TRUE(out.value.toTensor().equal(at::full({3}, 3.0)));
+  // Freezing inlined the weight into a copy: the shared module still has it as an attribute.
+  ASSERT_NE(call.module->script_module(), nullptr);
+  EXPECT_TRUE(call.module->script_module()->hasattr("weight"));
+  EXPECT_THROW(make_torchscript_cpu_fused()->prepare(call), Skip);
 }
 
 }  // namespace
