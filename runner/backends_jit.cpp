@@ -56,7 +56,14 @@ jit::Value* argument_value(SingleOpGraph& g, const c10::Argument& arg, const c10
 }
 
 // The first line of a JIT error report (the rest is a source excerpt of an empty program).
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+// The line of a schema-matching report that says what is wrong ("Expected a value of type
+// 'number' for argument 'scale' but instead found type 'bool'."), else its first line.
+std::string matching_error(const std::string& text) {
+  size_t expected = text.find("Expected a value");
+  size_t start = expected != std::string::npos ? expected : text.find_first_not_of("\n ");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find('\n', start) - start);
+}
 
 jit::Node* insert_op_node(jit::Graph& graph, const c10::FunctionSchema& schema,
                           std::vector<jit::NamedValue> args, std::vector<jit::NamedValue> kwargs,
@@ -66,7 +73,7 @@ jit::Node* insert_op_node(jit::Graph& graph, const c10::FunctionSchema& schema,
     matched = jit::matchSchema(schema, jit::SourceRange(), graph, args, kwargs);
   } catch (const std::exception& e) {
     throw std::runtime_error(
-        what + ": TorchScript does not accept the bound arguments: " + first_line(e.what()));
+        what + ": TorchScript does not accept the bound arguments: " + matching_error(e.what()));
   }
   jit::Node* node =
       graph.insertNode(graph.create(c10::Symbol::fromQualString(schema.name()), matched.inputs, 0));

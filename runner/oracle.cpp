@@ -444,8 +444,14 @@ std::optional<std::string> uninitialized_reason(const Call& call, const std::str
   static const std::set<std::string, std::less<>> empties = {
       "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_quantized",
       "_empty_affine_quantized", "_empty_per_channel_affine_quantized"};
-  if (!empties.contains(base)) return std::nullopt;
-  return call.what() + " returns uninitialized memory";
+  if (empties.contains(base)) return call.what() + " returns uninitialized memory";
+  // resize_ past the tensor's elements leaves the new ones uninitialized.
+  const c10::IValue *self = argument(call, "self"), *size = argument(call, "size");
+  if (base != "resize_" || !self || !self->isTensor() || !size || !size->isIntList()) return std::nullopt;
+  int64_t numel = 1;
+  for (int64_t s : size->toIntVector()) numel *= s;
+  if (numel <= self->toTensor().numel()) return std::nullopt;
+  return call.what() + " grows the tensor: its new elements are uninitialized memory";
 }
 
 bool integral(const c10::IValue& v) {
