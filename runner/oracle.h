@@ -64,8 +64,15 @@ nlohmann::json to_json(const Diff& diff);
 
 // Why the outputs of `call` must not be value-compared (two correct runs may differ), or nullopt:
 // random ops (judged by name and arguments: a Generator argument, rand*, dropout with train on,
-// ...), uninitialized memory (empty*), integer division or remainder by zero, and casts of
-// floating values to an integral dtype that are out of its range or not finite.
+// ...), uninitialized memory (empty*, resize_ growing a tensor), integer division or remainder
+// by zero, unique's values with sorted=False (no specified order), and casts of floating values
+// to an integral dtype that are out of its range or not finite.
 std::optional<std::string> not_value_comparable(const Call& call);
+
+// The outputs of `call` its contract defines, the others replaced by None so that no comparison
+// judges them: the gradients a backward op's output_mask does not ask for (a kernel may return
+// them anyway), and _embedding_bag's bookkeeping outputs (offset2bag, bag_size, max_indices: their
+// sizes depend on the kernel's path).
+c10::IValue contract_outputs(const Call& call, const c10::IValue& outputs);
 
 }  // namespace opsfuzz::runner

@@ -209,16 +209,20 @@ bool all_ok(const BackendResult& r) {
 // own reference, or the baseline's outputs. nullopt when there is nothing to compare.
 void compare_run(const Item& item, Run& run, const Run* baseline) {
   if (!all_ok(run.result) || item.no_compare) return;
+  auto defined = [&](size_t side, const c10::IValue& v) { return contract_outputs(*item.sides[side].call, v); };
   std::vector<Diff> diffs;
   const auto& outs = run.outputs;
   for (size_t rep = 0; rep < outs[0].size(); ++rep) {
-    const Output& out = outs[0][rep];
-    if (item.pair())
-      diffs.push_back(compare(out, outs[1][rep].value));
-    else if (out.reference)
+    Output out = outs[0][rep];
+    if (out.reference) {  // its own reference (gradients): not the op's outputs
       diffs.push_back(compare(out, c10::IValue()));
+      continue;
+    }
+    out.value = defined(0, out.value);
+    if (item.pair())
+      diffs.push_back(compare(out, defined(1, outs[1][rep].value)));
     else if (baseline && all_ok(baseline->result) && !baseline->outputs[0].empty())
-      diffs.push_back(compare(out, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value));
+      diffs.push_back(compare(out, defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value)));
     else
       return;
   }

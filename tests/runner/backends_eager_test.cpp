@@ -118,7 +118,7 @@ TEST(EagerCpuFp64, MmGivesEagersDtypeAndValues) {
   at::Tensor eager = run_tensor("eager_cpu", call);
   EXPECT_EQ(out.value.toTensor().scalar_type(), at::kFloat);
   EXPECT_TRUE(out.value.toTensor().allclose(eager, 1e-5, 1e-5));
-  EXPECT_EQ(note(out, "output_dtypes"), "from meta");
+  EXPECT_EQ(note(out, "output_dtypes"), "as the original call's");
   EXPECT_FALSE(out.precision.has_value());
 }
 
@@ -161,12 +161,12 @@ TEST(EagerCpuFp64, RequestedDtypeArgumentIsKept) {
   }
 }
 
-TEST(EagerCpuFp64, WithoutMetaKernelDtypesComeFromPromotion) {
-  // nansum has no meta kernel in this build: the output dtype follows the rule, and a dtype
-  // argument keeps its own.
+TEST(EagerCpuFp64, WithoutMetaKernelDtypesComeFromTheOriginalCall) {
+  // nansum has no meta kernel in this build: its dtypes are learnt from a run on a copy of the
+  // inputs, and a dtype argument keeps its own.
   Call plain = op_call("nansum.default", {values({3, 4})});
   Output out = run("eager_cpu_fp64", plain);
-  EXPECT_EQ(note(out, "output_dtypes"), "from promotion");
+  EXPECT_EQ(note(out, "output_dtypes"), "as the original call's");
   EXPECT_EQ(out.value.toTensor().scalar_type(), at::kFloat);
   Call requested = op_call("nansum.default", {values({3, 4})}, {{"dtype", int64_t(at::kDouble)}});
   EXPECT_EQ(run_tensor("eager_cpu_fp64", requested).scalar_type(), at::kDouble);

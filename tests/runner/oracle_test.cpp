@@ -338,6 +338,9 @@ TEST(Compare, ComplexFloatUsesFloatTolerancesAndNaNRules) {
   EXPECT_TRUE(compare(one({100.0f, 1.0f}), one({100.00012f, 1.0f})).match);
   EXPECT_TRUE(compare(one({NAN, 0}), one({0, NAN})).match);  // both NaN as complex values
   EXPECT_FALSE(compare(one({INFINITY, 0}), one({1, 0})).match);
+  // An infinite part: the finite parts are still compared within the tolerance.
+  EXPECT_TRUE(compare(one({INFINITY, -5.286594f}), one({INFINITY, -5.2865934f})).match);
+  EXPECT_FALSE(compare(one({INFINITY, -5.0f}), one({INFINITY, -6.0f})).match);
 }
 
 // ---------------------------------------------------------------------------------- ULP
