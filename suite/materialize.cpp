@@ -95,18 +95,22 @@ void store_bits(char* element, uint64_t bits, size_t bytes) {
   store<uint64_t>(element, bits);
 }
 
-// Floating elements, flat: numbers cast from float64 to the dtype, then the elements written as
-// bits stored as they are (the loader checked their width).
+// Floating elements, flat: numbers read as float64 and cast to the dtype one by one in C++ (round
+// to nearest even; .nan the dtype's positive quiet NaN), not by ATen's copy kernel, whose
+// vectorized casts may give a NaN other bits; elements written as bits stored as they are (the
+// loader checked their width).
 at::Tensor floating_elements(const YamlValue& value, at::ScalarType dtype) {
   std::vector<const YamlValue*> elements;
   leaves(value, elements);
-  std::vector<double> numbers;
-  numbers.reserve(elements.size());
-  for (const YamlValue* e : elements) numbers.push_back(e->is_string() ? 0.0 : number_of(*e));
-  at::Tensor t = at::tensor(numbers, doubles()).to(dtype);
-  auto* data = static_cast<char*>(t.data_ptr());
-  for (size_t k = 0; k < elements.size(); ++k)
-    if (auto bits = parse_bits(*elements[k])) store_bits(data + k * t.element_size(), bits->bits, t.element_size());
+  at::Tensor t = at::empty({static_cast<int64_t>(elements.size())}, at::TensorOptions().dtype(dtype));
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "const_tensor", [&] {
+    scalar_t* data = t.data_ptr<scalar_t>();
+    for (size_t k = 0; k < elements.size(); ++k)
+      if (auto bits = parse_bits(*elements[k]))
+        store_bits(reinterpret_cast<char*>(data + k), bits->bits, sizeof(scalar_t));
+      else
+        data[k] = static_cast<scalar_t>(number_of(*elements[k]));
+  });
   return t;
 }
 

@@ -3,8 +3,11 @@
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -178,7 +181,7 @@ std::string test_comments(const Sample& s, const YamlOrigin& origin) {
 
 std::string yaml_node(const c10::IValue& v) {
   if (v.isNone()) return "null";
-  if (v.isTensor()) return tensor_node(v.toTensor());
+  if (v.isTensor()) return v.toTensor().defined() ? tensor_node(v.toTensor()) : "null";  // an absent optional
   if (v.isBool()) return v.toBool() ? "true" : "false";
   if (v.isInt()) return std::to_string(v.toInt());
   if (v.isDouble()) return double_node(v.toDouble());

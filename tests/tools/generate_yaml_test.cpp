@@ -124,7 +124,7 @@ at::Tensor complex_of(const at::Tensor& parts) {  // pairs of consecutive parts
 std::vector<at::Tensor> special_tensors() {
   at::Tensor f32 = tensor_of(special_floats<float>(), at::kFloat);
   at::Tensor f64 = tensor_of(special_floats<double>(), at::kDouble);
-  return {tensor_of(std::vector<uint8_t>{1, 0, 1}, at::kByte).to(at::kBool),
+  return {tensor_of(std::vector<uint8_t>{1, 0, 1, 1}, at::kByte).to(at::kBool),
           tensor_of(special_ints<uint8_t>(), at::kByte),
           tensor_of(special_ints<int8_t>(), at::kChar),
           tensor_of(special_ints<int16_t>(), at::kShort),
@@ -177,7 +177,7 @@ TEST_F(GenerateYaml, FloatsAreWrittenShortAndReadable) {
   float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(value_of(at::tensor({inf, -inf, nan, -nan})), "[.inf, -.inf, .nan, \"bits:0xffc00000\"]}");
   EXPECT_EQ(value_of(at::tensor({std::numeric_limits<int64_t>::min()})), "[-9223372036854775808]}");
-  EXPECT_EQ(yaml_node(at::tensor(2.5)), "{type: scalar_tensor, dtype: float64, value: 2.5}");
+  EXPECT_EQ(yaml_node(at::scalar_tensor(2.5, at::kDouble)), "{type: scalar_tensor, dtype: float64, value: 2.5}");
   EXPECT_EQ(yaml_node(complex_of(at::tensor({1.5f, -2.0f}))),
             "{type: const_tensor, shape: [1], dtype: complex64, value: [[1.5, -2.0]]}");
 }
