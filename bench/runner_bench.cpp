@@ -20,7 +20,9 @@ std::vector<Item> elementwise_items(size_t n) {
     call.op = &add;
     call.args = add.bind({at::randn({16}), at::randn({16})});
     items[i].id = "add_" + std::to_string(i);
-    items[i].sides.push_back(Side{items[i].id, "", add.name(), std::move(call), "", false});
+    Side side;
+    side.id = items[i].id, side.op = add.name(), side.call = std::move(call);
+    items[i].sides.push_back(std::move(side));
   }
   return items;
 }

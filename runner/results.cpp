@@ -48,6 +48,11 @@ json to_json(const BackendResult& r) {
     for (const Diff& d : *r.diff) diff.push_back(to_json(d));
   }
   json j = {{"backend", r.backend}, {"res", res}, {"times_all", timed ? times : json(nullptr)}, {"diff_all", diff}};
+  if (!r.expected.empty()) {
+    json expected = json::array();
+    for (const auto& d : r.expected) expected.push_back(d ? to_json(*d) : json(nullptr));
+    j["expected"] = expected;
+  }
   if (!r.notes.empty()) {
     json notes = json::object();
     for (const auto& [key, value] : r.notes) notes[key] = value;
@@ -88,6 +93,9 @@ BackendResult backend_result_from_json(const json& j) {
     r.diff.emplace();
     for (const json& d : j["diff_all"]) r.diff->push_back(diff_from_json(d));
   }
+  if (j.contains("expected"))
+    for (const json& d : j["expected"])
+      r.expected.push_back(d.is_null() ? std::nullopt : std::optional<Diff>(diff_from_json(d)));
   if (j.contains("notes"))
     for (const auto& [key, value] : j["notes"].items()) r.notes.emplace_back(key, value.get<std::string>());
   return r;
@@ -227,9 +235,11 @@ std::vector<const BackendResult*> all_results(const ItemResult& r) {
 
 // Why a result fails (a mismatch or an unexpected status), or "".
 std::string failure(const ItemResult& item, const BackendResult& r) {
-  if (mismatched(r))
+  if (r.diff)
     for (const Diff& d : *r.diff)
       if (!d.match) return "mismatch: " + d.why;
+  for (const auto& d : r.expected)
+    if (d && !d->match) return "not the expected output: " + d->why;
   for (size_t s = 0; s < r.res.size(); ++s)
     if (unexpected(item, r, s))
       return std::string(name(r.res[s].status)) + (r.res[s].err.empty() ? "" : ": " + r.res[s].err);
@@ -286,7 +296,7 @@ std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& 
         ++t.mismatch;
       else if (r->diff)
         ++t.match;
-      else if (all_ok && r != &*item.baseline)
+      else if (all_ok && (!item.baseline || r != &*item.baseline))
         ++t.not_compared;
     }
   return tallies;

@@ -58,7 +58,8 @@ uint64_t mix(uint64_t a, uint64_t b) {
 
 // A side of a YAML test: its call built from materialized inputs, or why there is none.
 Side side_of(const suite::Test& test, const std::string& yaml, uint64_t run_seed) {
-  Side side{test.id, yaml, test.module ? test.module->path : test.op, std::nullopt, "", false};
+  Side side;
+  side.id = test.id, side.yaml = yaml, side.op = test.module ? test.module->path : test.op;
   if (auto why = suite::unavailable_device(test)) {
     side.error = *why, side.skipped = true;
     return side;
@@ -79,6 +80,8 @@ Side side_of(const suite::Test& test, const std::string& yaml, uint64_t run_seed
       side.op = r.op->name();
     }
     side.call = std::move(call);
+    side.expected = test.expected;
+    side.expected_seed = suite::input_seed(run_seed, test.id, "out");
   } catch (const suite::UnsupportedModule& e) {
     side.error = std::string("unsupported: ") + e.what(), side.skipped = true;
   } catch (const std::exception& e) {
@@ -93,7 +96,8 @@ Item item_from_sample(const Sample& sample, const std::string& config) {
   Item item;
   item.id = sample_id(sample);
   item.origin = Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated};
-  Side side{item.id, "", sample.op, std::nullopt, "", false};
+  Side side;
+  side.id = item.id, side.op = sample.op;
   try {
     Call call;
     call.op = &opcall::find_op(sample.op);
@@ -180,6 +184,51 @@ struct Run {
   std::vector<std::vector<Output>> outputs;  // per side, per repeat
 };
 
+// Whether a node stands for values (const, const_tensor, a scalar with its value, lists of
+// them) rather than for a sampled tensor.
+bool fixed_values(const suite::Node& n) {
+  using T = suite::NodeType;
+  switch (n.type) {
+    case T::Const:
+    case T::ConstTensor:
+    case T::IntList:
+      return true;
+    case T::Scalar:
+    case T::ScalarTensor:
+      return n.has_value;
+    case T::List:
+    case T::Tuple:
+    case T::Optional:
+      return std::all_of(n.elems.begin(), n.elems.end(), fixed_values);
+    default:
+      return false;
+  }
+}
+
+std::string shape_text(at::IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+// An output against its test's `out`: values compared as outputs are (exact for integral and
+// bool, within the dtype's tolerance for floats); for a sampled tensor node, dtype and shape.
+std::optional<Diff> check_expected(const Side& side, const c10::IValue& output) {
+  const suite::Node& expected = *side.expected;
+  if (fixed_values(expected)) return compare(output, suite::materialize(expected, side.expected_seed));
+  if (expected.type != suite::NodeType::Tensor) return std::nullopt;
+  Diff d;
+  std::string want = shape_text(expected.shape) + " " + c10::toString(expected.dtype);
+  if (!output.isTensor()) {
+    d.match = false, d.why = "output: " + opcall::describe(output) + " vs expected tensor " + want;
+  } else if (const at::Tensor& t = output.toTensor(); t.sizes() != at::IntArrayRef(expected.shape) ||
+                                                        t.scalar_type() != expected.dtype) {
+    d.match = false;
+    d.why = "output: " + shape_text(t.sizes()) + " " + c10::toString(t.scalar_type()) + " vs expected " + want;
+  }
+  return d;
+}
+
 Run run_backend(const Item& item, Backend& backend, const RunOptions& options) {
   Run run;
   run.result.backend = backend.name();
@@ -193,6 +242,10 @@ Run run_backend(const Item& item, Backend& backend, const RunOptions& options) {
       run.result.res.push_back({side.skipped ? Status::Skipped : Status::Error, side.error, {}, {}});
     else
       run.result.res.push_back(run_side(backend, *side.call, options, run.outputs[s]));
+    if (side.expected && !run.outputs[s].empty() && !run.outputs[s][0].reference) {
+      run.result.expected.resize(item.sides.size());
+      run.result.expected[s] = check_expected(side, run.outputs[s][0].value);
+    }
     for (const Output& out : run.outputs[s])
       for (const auto& note : out.notes)
         if (std::find(run.result.notes.begin(), run.result.notes.end(), note) == run.result.notes.end())
@@ -337,7 +390,10 @@ std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptio
 }
 
 bool mismatched(const BackendResult& r) {
-  return r.diff && std::any_of(r.diff->begin(), r.diff->end(), [](const Diff& d) { return !d.match; });
+  auto wrong = [](const Diff& d) { return !d.match; };
+  auto unexpected_output = [&](const std::optional<Diff>& d) { return d && wrong(*d); };
+  return (r.diff && std::any_of(r.diff->begin(), r.diff->end(), wrong)) ||
+         std::any_of(r.expected.begin(), r.expected.end(), unexpected_output);
 }
 
 }  // namespace opsfuzz::runner

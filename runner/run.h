@@ -12,12 +12,12 @@
 
 #include "runner/backend.h"
 #include "runner/oracle.h"
+#include "suite/model.h"
 
 namespace opsfuzz {
 struct Sample;
 }
 namespace opsfuzz::suite {
-struct Suite;
 class IdFilter;
 }
 
@@ -31,6 +31,8 @@ struct Side {
   std::optional<Call> call;  // nullopt when it could not be built: see error
   std::string error;         // why there is no call ("ExceptionType: message")
   bool skipped = false;      // the error is a reason to skip (a device this machine lacks)
+  std::optional<suite::Node> expected;  // the test's `out`, checked on every backend
+  uint64_t expected_seed = 0;            // materializes it
 };
 
 // Where a SpecDB sample came from: `ops-fuzz generate OP --seed S --index I [--invalid]` again.
@@ -82,6 +84,9 @@ struct BackendResult {
   std::string backend;
   std::vector<SideResult> res;                    // one per side
   std::optional<std::vector<Diff>> diff;          // opdiff's diff_all; nullopt when not comparable
+  // Per side, the output against the test's `out` (nullopt for a side without one); empty when
+  // no side has one.
+  std::vector<std::optional<Diff>> expected;
   std::vector<std::pair<std::string, std::string>> notes;  // fused, layout, kinks, ...
 };
 

@@ -77,6 +77,9 @@ struct Test {
   std::vector<Node> in;
   std::vector<std::pair<std::string, Node>> kwargs;
   std::optional<YamlValue> out;  // kept as written: the spec does not validate it
+  // `out` read as a node, when it is one (const, const_tensor, tensor, ...): what runners check
+  // the output against. An `out` that is no valid node is no expectation, and no error.
+  std::optional<Node> expected;
   Device device = Device::Cpu;
   bool cast_input0_to_complex = false;
   std::string pair;       // id of its pair test when this is side a or b

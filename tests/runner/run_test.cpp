@@ -195,6 +195,42 @@ TEST(Run, RecordsKeepOpdiffsLayout) {
   EXPECT_THAT(meta["meta"]["created_at"].get<std::string>(), HasSubstr("+00:00"));
 }
 
+TEST(Run, OutputsAreCheckedAgainstTheTestsOut) {
+  auto items = items_of(R"(
+tests:
+  - id: right
+    op: aten::add.Tensor
+    in: [{type: const_tensor, shape: [2], dtype: int64, value: [1, 2]}, {type: const_tensor, shape: [2], dtype: int64, value: [10, 20]}]
+    out: {type: const_tensor, shape: [2], dtype: int64, value: [11, 22]}
+  - id: off_by_one
+    op: aten::add.Tensor
+    in: [{type: const_tensor, shape: [2], dtype: int64, value: [1, 2]}, {type: const_tensor, shape: [2], dtype: int64, value: [10, 20]}]
+    out: {type: const_tensor, shape: [2], dtype: int64, value: [11, 23]}
+  - id: shape_only
+    op: aten::mm
+    in: [{type: tensor, shape: [2, 3], dtype: float32}, {type: tensor, shape: [3, 4], dtype: float32}]
+    out: {type: tensor, shape: [2, 5], dtype: float32}
+  - id: not_a_node
+    op: aten::relu
+    in: [{type: tensor, shape: [2], dtype: float32}]
+    out: whatever the author meant
+)");
+  RunOptions o;
+  o.backends = {"eager_cpu", "torchscript_cpu"};
+  auto results = run_items(items, o);
+  for (const auto& b : results[0].backends) {
+    ASSERT_EQ(b.expected.size(), 1u);
+    EXPECT_TRUE(b.expected[0]->match) << b.backend;
+    EXPECT_FALSE(mismatched(b));
+  }
+  const auto& wrong = results[1].backends[0];
+  EXPECT_TRUE(mismatched(wrong));
+  EXPECT_THAT(wrong.expected[0]->why, HasSubstr("22 vs reference 23"));
+  EXPECT_THAT(results[2].backends[0].expected[0]->why, HasSubstr("[2, 4] Float vs expected [2, 5] Float"));
+  EXPECT_TRUE(results[3].backends[0].expected.empty());
+  EXPECT_TRUE(item_record(results[1])["backends"][0].contains("expected"));
+}
+
 TEST(Run, SamplesBecomeItemsThatNameTheirOrigin) {
   Sample s;
   s.op = "add.Tensor";
