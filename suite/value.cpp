@@ -201,11 +201,8 @@ void leaves(const YamlValue& value, std::vector<const YamlValue*>& out) {
   for (const auto& item : value.items) leaves(item, out);
 }
 
-static std::string python_string_repr(const std::string& s) {
-  bool has_single = s.find('\'') != std::string::npos;
-  bool has_double = s.find('"') != std::string::npos;
-  char quote = has_single && !has_double ? '"' : '\'';
-  std::string out(1, quote);
+std::string escaped(const std::string& s, char quote) {
+  std::string out;
   for (unsigned char c : s) {
     if (c == '\\' || c == static_cast<unsigned char>(quote)) {
       out += '\\';
@@ -224,7 +221,14 @@ static std::string python_string_repr(const std::string& s) {
       out += static_cast<char>(c);
     }
   }
-  return out + quote;
+  return out;
+}
+
+static std::string python_string_repr(const std::string& s) {
+  bool has_single = s.find('\'') != std::string::npos;
+  bool has_double = s.find('"') != std::string::npos;
+  char quote = has_single && !has_double ? '"' : '\'';
+  return quote + escaped(s, quote) + quote;
 }
 
 std::string python_repr(const YamlValue& v) {

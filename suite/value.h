@@ -66,6 +66,9 @@ class YamlValue {
 
 // Python's str() of the value PyYAML would produce: True, None, 0.5, 1e-05, [1, 'a'], {'k': 'v'}.
 std::string python_str(const YamlValue& v);
+// s with `quote` and backslashes escaped, \n \r \t, and other control characters as \xNN: the
+// escapes Python strings and YAML's double-quoted strings share.
+std::string escaped(const std::string& s, char quote);
 // Python's repr(): like str() but strings are quoted.
 std::string python_repr(const YamlValue& v);
 // Python's float repr (shortest round trip): 0.5, 1e-05, 100000.0, 1e+16, inf, nan.

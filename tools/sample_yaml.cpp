@@ -34,22 +34,7 @@ double read_back(const std::string& text) {
   return d;
 }
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& s) { return '"' + suite::escaped(s, '"') + '"'; }
 
 // Plain when YAML reads the word back as this string (not yes, null, 1e5, ...), quoted otherwise.
 std::string yaml_string(const std::string& s) {

@@ -365,11 +365,17 @@ TEST(Backtraces, OffLeavesThemOutOfErrors) {
 
 CallOutcome ok() { return {CallOutcome::Accepted, {}}; }
 
-TEST(Isolation, ACrashCostsOneItemAndTheNextOnesRun) {
-  std::vector<size_t> seen;
+// Options that record the order in which outcomes are reported.
+IsolationOptions recording(std::vector<size_t>& seen) {
   IsolationOptions options;
   options.timeout_s = 30;
-  options.on_result = [&](size_t i, const CallOutcome&) { seen.push_back(i); };
+  options.on_result = [&seen](size_t i, const CallOutcome&) { seen.push_back(i); };
+  return options;
+}
+
+TEST(Isolation, ACrashCostsOneItemAndTheNextOnesRun) {
+  std::vector<size_t> seen;
+  IsolationOptions options = recording(seen);
   auto outcomes = run_isolated(
       6,
       [](size_t i) -> CallOutcome {
@@ -397,9 +403,7 @@ bool damaged = false;
 
 TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   std::vector<size_t> seen;
-  IsolationOptions options;
-  options.timeout_s = 30;
-  options.on_result = [&](size_t i, const CallOutcome&) { seen.push_back(i); };
+  IsolationOptions options = recording(seen);
   auto outcomes = run_isolated(
       7,
       [](size_t i) -> CallOutcome {

@@ -1,6 +1,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "tests/runner/calls.h"
 #include "runner/backend.h"
 #include "runner/builtin.h"
 #include "suite/modules.h"
@@ -8,14 +9,6 @@
 namespace opsfuzz::runner {
 namespace {
 
-Call op_call(const std::string& op, const opcall::Stack& args, const opcall::Kwargs& kwargs = {},
-             uint64_t seed = 7) {
-  Call call;
-  call.op = &opcall::find_op(op);
-  call.args = call.op->bind(args, kwargs);
-  call.seed = seed;
-  return call;
-}
 
 Output run_grad(const Call& call) {
   auto model = make_eager_cpu_grad()->prepare(call);

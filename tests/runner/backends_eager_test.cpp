@@ -6,20 +6,13 @@
 #include <filesystem>
 #include <set>
 
+#include "tests/runner/calls.h"
 #include "runner/backend.h"
 #include "suite/modules.h"
 
 namespace opsfuzz::runner {
 namespace {
 
-Call op_call(const char* name, const opcall::Stack& args, const opcall::Kwargs& kwargs = {},
-             uint64_t seed = 0) {
-  Call call;
-  call.op = &opcall::find_op(name);
-  call.args = call.op->bind(args, kwargs);
-  call.seed = seed;
-  return call;
-}
 
 Call module_call(const std::string& path, std::shared_ptr<suite::Module> module,
                  const opcall::Stack& args) {

@@ -5,6 +5,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
+#include "tests/runner/calls.h"
 #include "runner/builtin.h"
 #include "runner/values.h"
 #include "suite/modules.h"
@@ -27,12 +28,6 @@ at::Tensor seeded(at::IntArrayRef sizes, uint64_t seed) {
   return at::randn(sizes, at::detail::createCPUGenerator(seed));
 }
 
-Call op_call(std::string_view name, const opcall::Stack& args, const opcall::Kwargs& kwargs = {}) {
-  Call call;
-  call.op = &opcall::find_op(name);
-  call.args = call.op->bind(args, kwargs);
-  return call;
-}
 
 c10::IValue eager(const Call& call) {
   return opcall::to_python(call.op->call(deep_copy(call).args));

@@ -1,3 +1,4 @@
+#include "tests/runner/calls.h"
 #include "runner/oracle.h"
 
 #include <ATen/ATen.h>
@@ -25,12 +26,6 @@ at::Tensor from_bits(std::vector<int16_t> bits, c10::ScalarType dtype) {
 
 c10::IValue tuple(std::vector<c10::IValue> items) { return c10::ivalue::Tuple::create(std::move(items)); }
 
-Call op_call(std::string_view name, const opcall::Stack& args, const opcall::Kwargs& kwargs = {}) {
-  Call c;
-  c.op = &opcall::find_op(name);
-  c.args = c.op->bind(args, kwargs);
-  return c;
-}
 
 std::set<std::string> keys(const nlohmann::json& j) {
   std::set<std::string> out;
