@@ -141,7 +141,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "validate-yaml", "checks a YAML test suite (with its includes): every error and warning, with file:line:column");
   auto* list_cmd = app.add_subcommand(
       "list-tests", "the expanded test ids of a YAML suite, in order; a pair test as its id, then its sides");
-  auto* run_cmd = app.add_subcommand("run-eager", "runs each selected test of a YAML suite on the CPU kernels");
+  auto* run_cmd = app.add_subcommand("run-eager", "runs each selected test of a YAML suite on the CPU kernels, in isolated workers (a crash costs its test)");
   for (auto* cmd : {validate_cmd, list_cmd, run_cmd})
     cmd->add_option("FILE", suite.file, "the suite")->required();
   for (auto* cmd : {list_cmd, run_cmd})

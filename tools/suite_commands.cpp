@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "opcall/opcall.h"
+#include "runner/run.h"
 #include "suite/runner.h"
 #include "suite/suite.h"
 #include "tools/check.h"
@@ -41,18 +42,28 @@ int list_tests(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// Each selected test on eager_cpu through the runner, in isolated workers: a crashing kernel
+// costs its test, and the run goes on.
 int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err) {
   auto s = load(o.file, err);
   if (!s) return 1;
-  opcall::set_backtraces(false);  // messages drop them anyway; each would cost ~6 ms
-  opcall::set_kernel_warnings(false);
+  suite::IdFilter filter(o.test_ids);
+  auto items = runner::items_from_suite(*s, o.file, filter, o.seed);
+  runner::RunOptions options;
+  options.backends = {"eager_cpu"};
   size_t counts[3] = {0, 0, 0};
-  suite::run_eager(*s, suite::RunOptions{o.seed, suite::IdFilter(o.test_ids)},
-                   [&](const suite::TestOutcome& outcome) {
-                     ++counts[static_cast<int>(outcome.status)];
-                     out << suite::format(outcome) << "\n";
-                     out.flush();
-                   });
+  runner::run_items(items, options, [&](const runner::ItemResult& r) {
+    for (size_t k = 0; k < r.item->sides.size(); ++k) {
+      const runner::Side& side = r.item->sides[k];
+      if (!filter.matches(side.id) && !filter.matches(r.item->id)) continue;  // a pair's other side
+      const runner::SideResult& res = r.backends[0].res[k];
+      auto status = res.status == runner::Status::Ok        ? suite::Status::Ok
+                    : res.status == runner::Status::Skipped ? suite::Status::Skipped
+                                                            : suite::Status::Error;
+      ++counts[static_cast<int>(status)];
+      out << suite::format(suite::TestOutcome{side.id, status, res.err, {}}) << "\n" << std::flush;
+    }
+  });
   out << counts[0] << " ok, " << counts[1] << " errors, " << counts[2] << " skipped\n";
   return counts[1] > 0 ? 1 : 0;
 }

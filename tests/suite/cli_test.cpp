@@ -131,7 +131,7 @@ TEST(Cli, RunEager) {
   for (std::string line; std::getline(lines, line);) out.push_back(line);
   ASSERT_EQ(out.size(), 8u) << r.out;
   EXPECT_EQ(out[0], "ok relu");
-  EXPECT_TRUE(out[1].starts_with("error bad_mm: mat1 and mat2 shapes cannot be multiplied"))
+  EXPECT_TRUE(out[1].starts_with("error bad_mm: RuntimeError: mat1 and mat2 shapes cannot be multiplied"))
       << out[1];
   EXPECT_EQ(out[2], "skipped on_gpu: device cuda is not available (no CUDA)");
   EXPECT_EQ(out[3], "ok cmp__w=2__a");
@@ -152,7 +152,7 @@ TEST(Cli, DimSymbolsInConstructorArgumentsAreLiteralStrings) {
                            "torch.nn.Linear, args: [N, 2]}, in: []}\n");
   auto r = cli("run-eager", {path});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("error l: torch.nn.Linear: argument 'in_features' expects int, got String "
+  EXPECT_NE(r.out.find("error l: TypeError: torch.nn.Linear: argument 'in_features' expects int, got String "
                        "'N' (dim symbols are not resolved in constructor arguments"),
             std::string::npos)
       << r.out;
