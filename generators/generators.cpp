@@ -8,6 +8,14 @@
 #include <numeric>
 
 namespace opsfuzz {
+
+std::string sample_id(const Sample& s) {
+  std::string op = s.op;
+  std::replace(op.begin(), op.end(), '.', '_');
+  std::string index = std::to_string(s.index);
+  if (index.size() < 4) index.insert(0, 4 - index.size(), '0');
+  return op + (s.valid ? "__valid__" : "__invalid__") + index;
+}
 namespace {
 
 template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {

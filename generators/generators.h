@@ -50,6 +50,10 @@ struct Sample {
   uint64_t index = 0;               // (op, seed, index) regenerates this sample
 };
 
+// A sample's name in suites and results: "add_Tensor__valid__0007" (op with '_' for '.', its
+// validity, its index with at least four digits).
+std::string sample_id(const Sample& s);
+
 struct GenerationStats {
   uint64_t samples = 0;
   uint64_t attempts = 0;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 
+#include "argtypes/rng.h"
 #include "generators/generators.h"
 #include "runner/results.h"
 #include "suite/materialize.h"
@@ -39,21 +40,6 @@ std::string error_text(const std::exception& e) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   if (text.size() > 200) text.resize(200);
   return text;
-}
-
-std::string sample_id(const Sample& s) {
-  std::string op = s.op;
-  std::replace(op.begin(), op.end(), '.', '_');
-  std::string index = std::to_string(s.index);
-  if (index.size() < 4) index.insert(0, 4 - index.size(), '0');
-  return op + (s.valid ? "__valid__" : "__invalid__") + index;
-}
-
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  return x ^ (x >> 29);
 }
 
 // A side of a YAML test: its call built from materialized inputs, or why there is none.
@@ -102,7 +88,7 @@ Item item_from_sample(const Sample& sample, const std::string& config) {
     Call call;
     call.op = &opcall::find_op(sample.op);
     call.args = call.op->bind(sample.args, sample.kwargs);
-    call.seed = mix(sample.seed, sample.index);
+    call.seed = derive_seed(sample.seed, sample.index);
     side.op = call.op->name();
     side.call = std::move(call);
   } catch (const std::exception& e) {

@@ -184,14 +184,6 @@ std::string yaml_argument(ArgType type, const c10::IValue& v) {
   return yaml_node(v);
 }
 
-std::string yaml_test_id(const Sample& s) {
-  std::string op = s.op;
-  std::replace(op.begin(), op.end(), '.', '_');
-  char index[32];
-  std::snprintf(index, sizeof index, "%04llu", static_cast<unsigned long long>(s.index));
-  return op + (s.valid ? "__valid__" : "__invalid__") + index;
-}
-
 std::string to_yaml_test(const Spec& spec, const Sample& s, const YamlOrigin& origin) {
   std::string in, kwargs;
   size_t pos = 0, kw = 0;
@@ -202,7 +194,7 @@ std::string to_yaml_test(const Spec& spec, const Sample& s, const YamlOrigin& or
       in += "      - " + yaml_argument(a.type, s.args.at(pos++)) + "\n";
     }
   }
-  std::string out = test_comments(s, origin) + "  - id: " + yaml_test_id(s) + "\n    op: aten::" + s.op + "\n";
+  std::string out = test_comments(s, origin) + "  - id: " + sample_id(s) + "\n    op: aten::" + s.op + "\n";
   out += in.empty() ? "    in: []\n" : "    in:\n" + in;
   if (!kwargs.empty()) out += "    kwargs:\n" + kwargs;
   return out;

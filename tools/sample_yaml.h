@@ -33,9 +33,6 @@ class YamlSuiteWriter {
   size_t tests_ = 0;
 };
 
-// add_Tensor__valid__0007: the op with '.' as '_', valid or invalid, the index in 4 digits or more.
-std::string yaml_test_id(const Sample& s);
-
 // One test of the suite (an entry of `tests`), after comments naming its origin: op, seed, index,
 // configuration, validity, the constraint an invalid sample violates, and the command that
 // regenerates it.

@@ -272,7 +272,7 @@ TEST_F(GenerateYaml, EachTestSaysWhereItComesFrom) {
   EXPECT_NE(g.yaml.find("  # violates: " + g.samples[1].violated + "\n"), std::string::npos) << g.yaml;
   Sample late;
   late.op = "sum.dim_IntList", late.index = 12345;
-  EXPECT_EQ(yaml_test_id(late), "sum_dim_IntList__valid__12345");
+  EXPECT_EQ(sample_id(late), "sum_dim_IntList__valid__12345");
 }
 
 // ---- the command
