@@ -2,6 +2,7 @@
 #include <ATen/Parallel.h>
 
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,6 +91,9 @@ class Worker {
       ::close(down[0]), ::close(down[1]);
       throw std::runtime_error("run_tasks: pipe failed");
     }
+    // The worker's stderr, kept: what a dying worker prints (glibc's "free(): invalid next size")
+    // becomes part of its crash's description instead of noise on the terminal.
+    stderr_ = ::memfd_create("opsfuzz-worker-stderr", 0);
     std::fflush(nullptr);  // or the child would write the parent's buffered output again
     pid_ = ::fork();
     if (pid_ < 0) {
@@ -98,6 +102,7 @@ class Worker {
     }
     if (pid_ == 0) {
       ::close(down[1]), ::close(up[0]);
+      if (stderr_ >= 0) ::dup2(stderr_, STDERR_FILENO), ::close(stderr_);
       for (int fd : held_fds()) ::close(fd);
       held_fds() = {down[0], up[1]};
       serve(task, backtraces, down[0], up[1]);
@@ -105,6 +110,7 @@ class Worker {
     ::close(down[0]), ::close(up[1]);
     to_ = down[1], from_ = up[0];
     held_fds().insert(held_fds().end(), {to_, from_});
+    if (stderr_ >= 0) held_fds().push_back(stderr_);
   }
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -181,11 +187,25 @@ class Worker {
     }
     pid_ = -1;
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    return clean ? "" : describe_exit(status);
+    std::string last_words = clean ? "" : last_line(stderr_);
+    if (stderr_ >= 0) release(stderr_);
+    if (clean) return "";
+    return describe_exit(status) + (last_words.empty() ? "" : ": " + last_words);
+  }
+
+  // The last non-empty line a worker wrote to its stderr (at most the last 4 KiB are read).
+  static std::string last_line(int fd) {
+    if (fd < 0) return "";
+    off_t size = ::lseek(fd, 0, SEEK_END);
+    off_t from = std::max<off_t>(0, size - 4096);
+    std::string text(static_cast<size_t>(size - from), '\0');
+    if (size <= 0 || ::pread(fd, text.data(), text.size(), from) < 0) return "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text.substr(text.find_last_of('\n') + 1);
   }
 
   pid_t pid_ = -1;
-  int to_ = -1, from_ = -1;
+  int to_ = -1, from_ = -1, stderr_ = -1;
   int timeout_ms_;
 };
 

@@ -200,7 +200,8 @@ struct TaskResult {
 // or hangs; a fresh worker carries on after it. A crash is blamed on the task that caused it:
 // a task whose worker died is run again alone in a fresh worker; when it survives alone, the
 // heap damage came from a task before it in the same worker, found by re-running suffixes of the
-// held-back window; the tasks after the culprit run again. Workers call at::set_num_threads(1),
+// held-back window; the tasks after the culprit run again. A worker's stderr is kept off the
+// terminal: the last line a dying worker wrote ends its crash's description. Workers call at::set_num_threads(1),
 // turn kernel warnings off and backtraces off unless asked. Results are in task order.
 std::vector<TaskResult> run_tasks(size_t n, const std::function<std::string(size_t)>& task,
                                   const IsolationOptions& options,

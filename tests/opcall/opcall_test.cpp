@@ -423,6 +423,21 @@ TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
+TEST(Isolation, WhatADyingWorkerPrintsIsPartOfItsCrashNotNoise) {
+  ::testing::internal::CaptureStderr();
+  auto outcomes = run_isolated(2, [](size_t i) -> CallOutcome {
+    if (i == 0) {
+      std::fputs("a first line\nfree(): invalid pointer\n", stderr);
+      std::abort();
+    }
+    return ok();
+  });
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].message, "killed by signal 6 (Aborted): free(): invalid pointer");
+  EXPECT_EQ(outcomes[1].kind, CallOutcome::Accepted);
+}
+
 TEST(Isolation, AHangTimesOutAndTheNextItemsRun) {
   auto outcomes = run_isolated(
       3,
