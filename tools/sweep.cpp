@@ -31,8 +31,10 @@ bool crashed(const CallOutcome& o) {
 }
 
 // Whether sample `i`'s crash is a known crash of the linked libtorch. A crash that does not
-// come back when the sample runs alone was caused by an earlier sample of the same worker (one
-// that corrupted the heap): the samples since the previous crash are searched for a known one.
+// come back when the sample runs alone was caused by heap damage from another sample of the same
+// worker; which one, re-running cannot always tell (the damage shows only with some allocations
+// after it): the samples since the previous crash, and those up to the isolation window after
+// it, are searched for a known one.
 bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
                  size_t i, double timeout_s, std::string& message) {
   if (find_known_crash(spec.op(), sites(samples[i]), outcomes[i].message)) return true;
@@ -40,14 +42,15 @@ bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std
   if (crashed(alone)) return false;
   size_t first = i;
   while (first > 0 && !crashed(outcomes[first - 1])) --first;
-  for (size_t j = first; j < i; ++j)
+  size_t last = std::min(samples.size(), i + 1 + opcall::IsolationOptions{}.window);
+  for (size_t j = first; j < last; ++j)
     if (const KnownCrash* k = find_known_crash(spec.op(), sites(samples[j]), outcomes[i].message)) {
       message += "; alone it is " + std::string(name(alone.kind)) + ": blamed on #" +
                  std::to_string(samples[j].index) + " (" + k->where + ")";
       return true;
     }
   message += "; alone it is " + std::string(name(alone.kind)) + ": one of #" +
-             std::to_string(samples[first].index) + "..#" + std::to_string(samples[i].index) +
+             std::to_string(samples[first].index) + "..#" + std::to_string(samples[last - 1].index) +
              " (the samples its worker ran) may have corrupted the heap";
   return false;
 }
