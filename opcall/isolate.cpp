@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@ namespace opsfuzz::opcall {
 bool write_all(int fd, const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
+    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     p += w, n -= static_cast<size_t>(w);
@@ -66,7 +67,7 @@ std::string seconds(double s) {
 // malloc_trim consolidates and walks the free lists.
 void probe_heap() { ::malloc_trim(0); }
 
-// The pipe ends this process holds to its live workers. A child closes them, so that a worker
+// The channel ends this process holds to its live workers. A child closes them, so that a worker
 // sees the end of its input when its parent lets go of it, whatever other children it has.
 std::vector<int>& held_fds() {
   static std::vector<int> fds;
@@ -85,31 +86,29 @@ class Worker {
  public:
   Worker(const std::function<std::string(size_t)>& task, bool backtraces, int timeout_ms)
       : timeout_ms_(timeout_ms) {
-    int down[2], up[2];
-    if (::pipe(down) != 0) throw std::runtime_error("run_tasks: pipe failed");
-    if (::pipe(up) != 0) {
-      ::close(down[0]), ::close(down[1]);
-      throw std::runtime_error("run_tasks: pipe failed");
-    }
+    // A socket rather than pipes: handing a task to a worker that has just died fails with
+    // EPIPE instead of killing this process with SIGPIPE.
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, ends) != 0) throw std::runtime_error("run_tasks: socketpair failed");
     // The worker's stderr, kept: what a dying worker prints (glibc's "free(): invalid next size")
     // becomes part of its crash's description instead of noise on the terminal.
     stderr_ = ::memfd_create("opsfuzz-worker-stderr", 0);
     std::fflush(nullptr);  // or the child would write the parent's buffered output again
     pid_ = ::fork();
     if (pid_ < 0) {
-      for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+      ::close(ends[0]), ::close(ends[1]);
       throw std::runtime_error("run_tasks: fork failed");
     }
     if (pid_ == 0) {
-      ::close(down[1]), ::close(up[0]);
+      ::close(ends[0]);
       if (stderr_ >= 0) ::dup2(stderr_, STDERR_FILENO), ::close(stderr_);
       for (int fd : held_fds()) ::close(fd);
-      held_fds() = {down[0], up[1]};
-      serve(task, backtraces, down[0], up[1]);
+      held_fds() = {ends[1]};
+      serve(task, backtraces, ends[1]);
     }
-    ::close(down[0]), ::close(up[1]);
-    to_ = down[1], from_ = up[0];
-    held_fds().insert(held_fds().end(), {to_, from_});
+    ::close(ends[1]);
+    channel_ = ends[0];
+    held_fds().push_back(channel_);
     if (stderr_ >= 0) held_fds().push_back(stderr_);
   }
   Worker(const Worker&) = delete;
@@ -127,18 +126,18 @@ class Worker {
   }
 
   // The two halves of run, for callers that wait on several workers (poll on reply_fd).
-  bool send(uint64_t i) { return pid_ > 0 && write_all(to_, &i, sizeof i); }
-  int reply_fd() const { return from_; }
+  bool send(uint64_t i) { return pid_ > 0 && write_all(channel_, &i, sizeof i); }
+  int reply_fd() const { return channel_; }
   TaskResult receive() {
     if (pid_ <= 0) return {TaskResult::Crashed, "the worker had ended"};
     uint8_t kind = 0;
     uint32_t len = 0;
     TaskResult r;
-    Read read = read_all(from_, &kind, 1, timeout_ms_);
-    if (read == Read::Ok) read = read_all(from_, &len, 4, timeout_ms_);
+    Read read = read_all(channel_, &kind, 1, timeout_ms_);
+    if (read == Read::Ok) read = read_all(channel_, &len, 4, timeout_ms_);
     if (read == Read::Ok) {
       r = {static_cast<TaskResult::Kind>(kind), std::string(len, '\0')};
-      if (len) read = read_all(from_, r.bytes.data(), len, timeout_ms_);
+      if (len) read = read_all(channel_, r.bytes.data(), len, timeout_ms_);
     }
     if (read == Read::TimedOut) {
       end(true);
@@ -150,12 +149,12 @@ class Worker {
 
  private:
   [[noreturn]] static void serve(const std::function<std::string(size_t)>& task, bool backtraces,
-                                 int in, int out) {
+                                 int channel) {
     at::set_num_threads(1);  // the parent's OpenMP pool does not survive fork
     set_backtraces(backtraces);
     set_kernel_warnings(false);
     uint64_t i = 0;
-    while (read_all(in, &i, sizeof i) == Read::Ok) {
+    while (read_all(channel, &i, sizeof i) == Read::Ok) {
       TaskResult r;
       if (i == kFinish) {
         probe_heap();
@@ -170,17 +169,17 @@ class Worker {
       }
       uint8_t kind = r.kind;
       uint32_t len = static_cast<uint32_t>(r.bytes.size());
-      if (!write_all(out, &kind, 1) || !write_all(out, &len, 4) || !write_all(out, r.bytes.data(), len))
+      if (!write_all(channel, &kind, 1) || !write_all(channel, &len, 4) || !write_all(channel, r.bytes.data(), len))
         break;
       if (i == kFinish) break;
     }
     ::_exit(0);
   }
 
-  // Closes the pipes and reaps the worker (killed first when asked); how it ended if abnormally.
+  // Closes the channel and reaps the worker (killed first when asked); how it ended if abnormally.
   std::string end(bool kill) {
     if (pid_ <= 0) return "";
-    release(to_), release(from_);
+    release(channel_);
     if (kill) ::kill(pid_, SIGKILL);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -205,7 +204,7 @@ class Worker {
   }
 
   pid_t pid_ = -1;
-  int to_ = -1, from_ = -1, stderr_ = -1;
+  int channel_ = -1, stderr_ = -1;
   int timeout_ms_;
 };
 
@@ -224,8 +223,14 @@ class Tasks {
       Worker worker = spawn();
       size_t first = next;
       TaskResult ending;
+      bool during = true;  // the worker died while running task `next` (not before taking it)
       for (; next < n_; ++next) {
-        TaskResult r = worker.run(next);
+        if (!worker.send(next)) {
+          ending = worker.receive();  // the end of a dead worker: how it ended
+          during = next == first;  // a worker that never ran a task is blamed on its first
+          break;
+        }
+        TaskResult r = worker.receive();
         if (r.kind == TaskResult::Crashed || r.kind == TaskResult::TimedOut) {
           ending = std::move(r);
           break;
@@ -234,10 +239,12 @@ class Tasks {
         while (next + 1 - final_ > std::max<size_t>(options_.window, 1)) confirm();
       }
       if (next == n_) {
+        if (first == n_) break;  // a worker spawned after the last task has nothing to check
         ending = worker.finish();
         if (ending.kind == TaskResult::Done) break;
+        during = false;
       }
-      next = blame(first, next, std::move(ending));
+      next = blame(first, next, during, std::move(ending));
     }
     confirm_until(n_);
     return std::move(results_);
@@ -261,30 +268,33 @@ class Tasks {
     return k + 1;
   }
 
-  // Whether running tasks m..k-1, then task k (or the heap check when k == n), kills a worker.
+  // Whether running tasks m..k, then the heap check, kills a worker.
   bool reproduces(size_t m, size_t k) const {
     Worker worker = spawn();
-    for (size_t i = m; i <= k && i < n_; ++i)
+    for (size_t i = m; i <= k; ++i)
       if (worker.run(i).kind == TaskResult::Crashed) return true;
     return worker.finish().kind == TaskResult::Crashed;
   }
 
-  // The worker that started at `first` died during task k (k == n: during the heap check after
-  // the last task). Finds the task to blame, records it, and returns where to carry on.
-  size_t blame(size_t first, size_t k, TaskResult ending) {
+  // The worker that started at `first` died during task k, or (not `during`) after task k - 1:
+  // before taking task k, or in the heap check after the last task (k == n). Finds the task to
+  // blame, records it, and returns where to carry on.
+  size_t blame(size_t first, size_t k, bool during, TaskResult ending) {
     if (ending.kind == TaskResult::TimedOut) return settle(k, std::move(ending));
-    if (k < n_) {
+    if (during) {
       Worker worker = spawn();
       TaskResult alone = worker.run(k);
       if (alone.kind == TaskResult::Crashed || alone.kind == TaskResult::TimedOut)
         return settle(k, std::move(alone));
       results_[k] = std::move(alone);  // it survives alone: the damage came from before it
     }
-    const std::string where =
-        k < n_ ? "during the later task #" + std::to_string(k) : "when its worker exited";
+    const std::string where = during  ? "during the later task #" + std::to_string(k)
+                              : k < n_ ? "before the later task #" + std::to_string(k)
+                                       : "when its worker exited";
     size_t good = std::max(first, final_);  // a crashing suffix starts here, or none does
-    if (good == k || !reproduces(good, k)) {
-      if (k == n_) return n_;  // damage that does not show again: nothing to blame it on
+    size_t last = during ? k : k - 1;       // the suffix ends with this task and a heap check
+    if (good >= k || !reproduces(good, last)) {
+      if (!during) return k;  // damage that does not show again: nothing to blame it on
       return settle(k, {TaskResult::Crashed,
                         ending.bytes + " (the worker died during this task, which runs alone "
                                        "without crashing; no earlier task reproduces it)"});
@@ -292,7 +302,7 @@ class Tasks {
     size_t bad = k;  // the latest crashing suffix start lies in [good, bad)
     while (bad - good > 1) {
       size_t mid = good + (bad - good) / 2;
-      (reproduces(mid, k) ? good : bad) = mid;
+      (reproduces(mid, last) ? good : bad) = mid;
     }
     return settle(good, {TaskResult::Crashed,
                          ending.bytes + " (found " + where + "; run again from this task the "
@@ -340,9 +350,15 @@ void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>&
   };
   std::vector<Job> running;
   size_t next = 0;
+  auto spawn = [&] { return std::make_unique<Worker>(work, backtraces(), -1); };
+  // A worker that died after its last job (its heap check failing at exit, say) is replaced.
+  auto hand = [&](Job& job, size_t item) {
+    job.item = item;
+    if (!job.worker->send(item)) (job.worker = spawn())->send(item);
+  };
   auto start = [&] {
-    Job job{std::make_unique<Worker>(work, backtraces(), -1), next++};
-    job.worker->send(job.item);
+    Job job{spawn(), 0};
+    hand(job, next++);
     running.push_back(std::move(job));
   };
   while (running.size() < std::max(jobs, 1u) && next < n) start();
@@ -355,10 +371,9 @@ void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>&
       Job& job = running[k];
       TaskResult r = job.worker->receive();
       done(job.item, r);
-      if (r.kind == TaskResult::Crashed) job.worker = std::make_unique<Worker>(work, backtraces(), -1);
+      if (r.kind == TaskResult::Crashed) job.worker = spawn();
       if (next < n) {
-        job.item = next++;
-        job.worker->send(job.item);
+        hand(job, next++);
       } else {
         running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
       }

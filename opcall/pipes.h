@@ -1,4 +1,4 @@
-// Talking to forked workers: whole reads and writes on pipes, and how a worker ended.
+// Talking to forked workers: whole reads and writes on their channels, and how a worker ended.
 #pragma once
 
 #include <cstddef>
@@ -6,7 +6,8 @@
 
 namespace opsfuzz::opcall {
 
-// Writes all n bytes (retrying short writes and EINTR); false when the pipe is gone.
+// Writes all n bytes to a socket (retrying short writes and EINTR); false when the other end is
+// gone, without raising SIGPIPE.
 bool write_all(int fd, const void* data, size_t n);
 
 enum class Read { Ok, Closed, TimedOut };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <thread>
 
 namespace opsfuzz::opcall {
 namespace {
@@ -421,6 +422,23 @@ TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   EXPECT_THAT(outcomes[2].message, HasSubstr("Aborted"));
   EXPECT_THAT(outcomes[2].message, HasSubstr("found during the later task #5; run again from this task"));
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
+// A worker that dies just after replying (a heap check in a destructor, say) is gone before
+// it is handed the next task: handing it over must not kill this process with SIGPIPE.
+TEST(Isolation, AWorkerThatDiesBetweenTasksCostsNoMoreThanItsCrash) {
+  IsolationOptions options;
+  options.window = 1;  // each result is final before the next task is handed over
+  options.on_result = [](size_t, const CallOutcome&) { ::usleep(200 * 1000); };
+  auto outcomes = run_isolated(
+      3,
+      [](size_t i) -> CallOutcome {
+        if (i == 0) std::thread([] { ::usleep(10 * 1000), ::_exit(3); }).detach();
+        return {CallOutcome::Accepted, std::to_string(i)};
+      },
+      options);
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (size_t i : {0, 1, 2}) EXPECT_EQ(outcomes[i].message, std::to_string(i)) << i;
 }
 
 TEST(Isolation, WhatADyingWorkerPrintsIsPartOfItsCrashNotNoise) {
