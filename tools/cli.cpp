@@ -8,6 +8,7 @@
 
 #include "engine/config.h"
 #include "tools/commands.h"
+#include "tools/merge.h"
 #include "tools/run_command.h"
 
 namespace opsfuzz {
@@ -116,6 +117,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   sweep_cmd->add_flag("--backtraces", sw.sweep.backtraces,
                       "keep C++ backtraces in kernel errors (for a reproducer; each refused call costs ~6 ms)");
   sweep_cmd->add_option("--json", sw.json, "also write the per-op table and every unexpected result to FILE");
+  add_shard_option(sweep_cmd, sw.shard, "op");
   sweep_cmd->callback([&] {
     sw.progress = &err == &std::cerr && ::isatty(STDERR_FILENO);
     command = [&] { return run_sweep(sw, out, err); };
@@ -171,6 +173,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   check_cmd->callback([&] { command = [&] { return check_suite(check, out, err); }; });
 
   auto run_options = add_run_commands(app, command, out, err);
+  auto merge_options = add_merge_command(app, command, out, err);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back

@@ -24,6 +24,27 @@ struct OpSelection {
 };
 std::vector<const Spec*> select_specs(const OpSelection& selection);
 
+// --shard I/N: one part of a split that is the same on every machine (element k of a command's
+// ordered work belongs to shard k % N), so that CTest, Kubernetes or Slurm can run the parts side
+// by side; results record it as "shard": "I/N", which `merge` drops (tools/merge.h).
+struct Shard {
+  size_t index = 0, count = 1;
+  bool sharded() const { return count > 1; }
+  std::string str() const { return std::to_string(index) + "/" + std::to_string(count); }
+  // What progress and summary lines begin with: "shard 1/3: ", or "" when not sharded.
+  std::string label() const { return sharded() ? "shard " + str() + ": " : ""; }
+};
+// "I/N" with 0 <= I < N; otherwise a UsageError saying why (tools/merge.cpp; the option's
+// validator puts "--shard: " before it).
+Shard parse_shard(const std::string& text);
+// The elements of `all` that belong to `shard`, in their order.
+template <class T>
+std::vector<T> take_shard(std::vector<T> all, const Shard& shard) {
+  std::vector<T> mine;
+  for (size_t k = shard.index; k < all.size(); k += shard.count) mine.push_back(std::move(all[k]));
+  return mine;
+}
+
 // How generate prints samples: a table per op, one JSON object a line, or a YAML test suite.
 enum class SampleFormat : uint8_t { Summary, Jsonl, Yaml };
 
@@ -42,6 +63,7 @@ struct SweepCommand {
   SweepOptions sweep;
   std::string json;  // --json FILE
   bool progress = false;
+  Shard shard;
 };
 
 struct CalibrateCommand {

@@ -12,6 +12,7 @@
 #include "runner/run.h"
 #include "suite/ids.h"
 #include "suite/suite.h"
+#include "tools/merge.h"
 #include "tools/sweep.h"
 
 namespace opsfuzz {
@@ -125,7 +126,10 @@ int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err)
   if (o.file.empty() && o.selection.ops.empty() && o.selection.globs.empty())
     throw UsageError("run: name a YAML suite, or ops of the SpecDB (OP or --ops GLOB)");
   runner::RunOptions options = run_options(o);
-  std::vector<runner::Item> items = make_items(o, err);
+  std::vector<runner::Item> all = make_items(o, err);
+  size_t selected = all.size();
+  std::vector<runner::Item> items = take_shard(std::move(all), o.shard);
+  if (o.shard.sharded()) err << "run: " << o.shard.label() << items.size() << " of " << selected << " items\n";
   size_t total = items.size();
   if (o.resume && !o.out_path.empty() && std::filesystem::exists(o.out_path)) {
     std::set<std::string> done = runner::completed_items(o.out_path);
@@ -135,7 +139,9 @@ int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err)
   std::optional<runner::JsonlWriter> writer;
   if (!o.out_path.empty()) {
     writer.emplace(o.out_path, o.append || o.resume);
-    writer->write(runner::meta_record({{"yaml", o.file.empty() ? json(nullptr) : json(o.file)}, {"params", params(o)}}));
+    json extra = {{"yaml", o.file.empty() ? json(nullptr) : json(o.file)}, {"params", params(o)}};
+    if (o.shard.sharded()) extra["shard"] = o.shard.str();  // not a parameter: merge drops it
+    writer->write(runner::meta_record(extra));
   }
   bool progress = ::isatty(STDERR_FILENO);
   size_t finished = 0;
@@ -153,7 +159,8 @@ int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err)
   if (!o.junit.empty()) runner::write_junit(o.junit, results);
   size_t failures = 0;
   for (const auto& [backend, t] : tallies) failures += t.mismatch + t.unexpected;
-  out << results.size() << " items, " << failures << " failing (mismatches and unexpected statuses)\n";
+  out << o.shard.label() << results.size() << " items, " << failures
+      << " failing (mismatches and unexpected statuses)\n";
   return failures > 0 ? 1 : 0;
 }
 
@@ -199,6 +206,7 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   run->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str()->check(CLI::PositiveNumber);
   run->add_flag("!--no-isolate", o->isolate, "run in this process (faster; a crashing kernel ends the run)");
   run->add_flag("--backtraces", o->backtraces, "keep C++ backtraces in kernel error messages (slow)");
+  add_shard_option(run, o->shard, "item");
   run->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_items_command(*o, out, err); }; });
 
   auto* list = app.add_subcommand("list-backends", "the backends run can use, built-in and registered");

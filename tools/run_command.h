@@ -33,6 +33,7 @@ struct RunCommand {
   double timeout_s = 60;
   unsigned jobs = 1;
   bool isolate = true, backtraces = false;
+  Shard shard;                 // item k of make_items' order runs in shard k % N
 };
 
 int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err);

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <set>
 
@@ -174,7 +173,9 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
-  auto specs = select_specs(o.selection);
+  auto selected = select_specs(o.selection);
+  auto specs = take_shard(selected, o.shard);
+  if (o.shard.sharded()) err << "sweep: " << o.shard.label() << specs.size() << " of " << selected.size() << " ops\n";
   const Config config = parse_config(o.sweep.config);
   note_sampling(specs, config, err);
   out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected",
@@ -210,17 +211,12 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
     while (printed < specs.size() && arrived[printed]) print(*arrived[printed++]);
   });
   if (!o.json.empty()) {
-    nlohmann::json report = {{"seed", o.sweep.seed},
-                             {"invalid", o.sweep.invalid},
-                             {"config", o.sweep.config},
-                             {"max", o.sweep.max},
-                             {"ops", nlohmann::json::array()}};
-    for (const auto& r : results) report["ops"].push_back(to_json(r));
-    std::ofstream file(o.json);
-    if (!(file << report.dump(2) << "\n")) throw std::runtime_error("cannot write " + o.json);
+    nlohmann::json report = sweep_report(o.sweep, results);
+    if (o.shard.sharded()) report["shard"] = o.shard.str();
+    write_sweep_report(o.json, report);
   }
   size_t failed = std::count_if(results.begin(), results.end(), [](const OpSweep& r) { return !r.passed(); });
-  if (failed) err << "sweep: " << failed << " of " << results.size() << " ops failed\n";
+  if (failed) err << "sweep: " << o.shard.label() << failed << " of " << results.size() << " ops failed\n";
   return failed ? 1 : 0;
 }
 

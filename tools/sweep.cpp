@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 
 #include "engine/config.h"
@@ -191,6 +192,21 @@ OpSweep op_sweep_from_json(const nlohmann::json& j) {
     r.events.push_back(std::move(ev));
   }
   return r;
+}
+
+nlohmann::json sweep_report(const SweepOptions& options, const std::vector<OpSweep>& results) {
+  nlohmann::json report = {{"seed", options.seed},
+                           {"invalid", options.invalid},
+                           {"config", options.config},
+                           {"max", options.max},
+                           {"ops", nlohmann::json::array()}};
+  for (const auto& r : results) report["ops"].push_back(to_json(r));
+  return report;
+}
+
+void write_sweep_report(const std::string& path, const nlohmann::json& report) {
+  std::ofstream file(path);
+  if (!(file << report.dump(2) << "\n")) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace opsfuzz

@@ -68,4 +68,9 @@ std::string sample_command(const std::string& op, uint64_t index, const SweepOpt
 nlohmann::json to_json(const OpSweep& r);
 OpSweep op_sweep_from_json(const nlohmann::json& j);
 
+// The --json report: the options that chose the samples, then every op's row ("ops").
+nlohmann::json sweep_report(const SweepOptions& options, const std::vector<OpSweep>& results);
+// Writes a report (the sweep's or a merge of shards') as the sweep does.
+void write_sweep_report(const std::string& path, const nlohmann::json& report);
+
 }  // namespace opsfuzz
