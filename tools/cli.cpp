@@ -1,6 +1,7 @@
 #include "tools/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <functional>
@@ -68,6 +69,13 @@ const char* kCalibrateHelp =
     "Samples that do not bind to the schema are counted apart: a bug of ours, not a refusal. Each group "
     "names a command that reproduces its first sample. Exit code 0 with a report, 1 when the spec cannot "
     "generate.";
+
+// Opens a user's shared library: its static initializers register specs (OPSFUZZ_REGISTER_SPEC),
+// backends (runner::register_backend) and operators (TORCH_LIBRARY) with this process.
+void load_plugin(const std::string& path) {
+  if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
+    throw UsageError("--load " + path + ": " + ::dlerror());
+}
 
 }  // namespace
 
@@ -174,6 +182,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   auto run_options = add_run_commands(app, command, out, err);
   auto merge_options = add_merge_command(app, command, out, err);
+  std::vector<std::string> plugins;
+  app.add_option("--load", plugins,
+                 "shared libraries to open first (before the command): specs of users' own operators, "
+                 "their backends and custom ops, registered by the libraries' static initializers")
+      ->check(CLI::ExistingFile);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
@@ -182,6 +195,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return app.exit(e, out, err) == 0 ? 0 : 2;
   }
   try {
+    for (const std::string& path : plugins) load_plugin(path);
     return command();
   } catch (const UsageError& e) {
     err << "ops-fuzz: " << e.what() << "\n";

@@ -4,22 +4,54 @@
 #include "argtypes/names.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace opsfuzz {
 
-const std::vector<Spec>& spec_db() {
-  static const std::vector<Spec> db = [] {
-    std::vector<Spec> specs;
+namespace {
+
+struct Registry {
+  std::deque<Spec> specs;
+  bool built = false;
+  std::vector<std::function<Spec()>> pending;  // users' builders until the SpecDB is built
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void add(std::deque<Spec>& specs, Spec spec) {
+  spec.check();  // an unknown name or a cycle fails at start-up, naming the spec
+  for (Spec& s : specs)
+    if (s.op() == spec.op()) {
+      s = std::move(spec);
+      return;
+    }
+  specs.push_back(std::move(spec));
+}
+
+}  // namespace
+
+const std::deque<Spec>& spec_db() {
+  Registry& r = registry();
+  if (!r.built) {
+    r.built = true;
     for (auto family : {db::binary_specs, db::unary_specs, db::reduction_specs, db::shape_specs, db::indexing_specs,
                         db::conv_pool_specs, db::pooling_specs, db::norm_specs, db::creation_specs,
                         db::view_specs, db::padding_specs, db::linalg_specs, db::upsample_specs})
-      for (db::SpecFn build : family()) {
-        specs.push_back(build());
-        specs.back().check();  // an unknown name or a cycle fails at start-up, naming the spec
-      }
-    return specs;
-  }();
-  return db;
+      for (db::SpecFn build : family()) add(r.specs, build());
+    for (auto& build : std::exchange(r.pending, {})) add(r.specs, build());
+  }
+  return r.specs;
+}
+
+void register_spec(std::function<Spec()> build) {
+  Registry& r = registry();
+  if (r.built)
+    add(r.specs, build());
+  else
+    r.pending.push_back(std::move(build));
 }
 
 const Spec* find_spec(std::string_view op) {
