@@ -1,12 +1,18 @@
 # Shared helpers for the opsfuzz targets.
 
-# opsfuzz_library(NAME SOURCES... DEPS ...): a static library exported as opsfuzz::NAME.
+include(GNUInstallDirs)
+
+# opsfuzz_library(NAME SOURCES... DEPS ...): a static library exported as opsfuzz::NAME, in the
+# build tree and in the installed package (headers under include/opsfuzz, as in the sources).
 function(opsfuzz_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PCH" ${ARGN})
   add_library(opsfuzz_${name} STATIC ${ARG_SOURCES})
   add_library(opsfuzz::${name} ALIAS opsfuzz_${name})
-  target_include_directories(opsfuzz_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  set_target_properties(opsfuzz_${name} PROPERTIES EXPORT_NAME ${name})
+  target_include_directories(opsfuzz_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                                    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/opsfuzz>)
   target_link_libraries(opsfuzz_${name} PUBLIC ${ARG_DEPS})
+  install(TARGETS opsfuzz_${name} EXPORT opsfuzzTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   target_compile_options(opsfuzz_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   if(ARG_PCH)
     target_precompile_headers(opsfuzz_${name} PRIVATE ${ARG_PCH})

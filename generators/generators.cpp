@@ -291,4 +291,13 @@ bool ArgumentTupleGenerator::next(Sample& out) {
   }
 }
 
+std::vector<Sample> generate_samples(const Spec& spec, const Config& cfg, uint64_t seed, Validity validity,
+                                     size_t count) {
+  ArgumentTupleGenerator gen(spec, cfg, seed, validity);
+  std::vector<Sample> samples;
+  Sample s;
+  while (samples.size() < count && gen.next(s)) samples.push_back(s);
+  return samples;
+}
+
 }  // namespace opsfuzz

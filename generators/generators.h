@@ -100,4 +100,8 @@ class ArgumentTupleGenerator {
   GenerationStats stats_;
 };
 
+// The first `count` samples of a stream (fewer when it ends): samples (op, seed, 0..count-1).
+std::vector<Sample> generate_samples(const Spec& spec, const Config& cfg, uint64_t seed, Validity validity,
+                                     size_t count);
+
 }  // namespace opsfuzz

@@ -233,8 +233,9 @@ std::vector<const BackendResult*> all_results(const ItemResult& r) {
   return all;
 }
 
-// Why a result fails (a mismatch or an unexpected status), or "".
-std::string failure(const ItemResult& item, const BackendResult& r) {
+}  // namespace
+
+std::string failure_reason(const ItemResult& item, const BackendResult& r) {
   if (r.diff)
     for (const Diff& d : *r.diff)
       if (!d.match) return "mismatch: " + d.why;
@@ -246,8 +247,6 @@ std::string failure(const ItemResult& item, const BackendResult& r) {
   return "";
 }
 
-}  // namespace
-
 void write_junit(const std::string& path, const std::vector<ItemResult>& results) {
   size_t tests = 0, failures = 0, skipped = 0;
   std::ostringstream cases;
@@ -258,7 +257,7 @@ void write_junit(const std::string& path, const std::vector<ItemResult>& results
       for (const SideResult& s : r->res) seconds += s.ms.value_or(0) / 1000;
       cases << "  <testcase classname=\"" << xml_escape(r->backend) << "\" name=\"" << xml_escape(item.item->id)
             << "\" time=\"" << seconds << "\">";
-      std::string why = failure(item, *r);
+      std::string why = failure_reason(item, *r);
       bool skip = std::all_of(r->res.begin(), r->res.end(), [](const SideResult& s) { return s.status == Status::Skipped; });
       if (!why.empty()) {
         ++failures;

@@ -59,6 +59,9 @@ std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& 
 // Whether a backend's side status is a finding: a crash, or accepted where the baseline (or, with
 // none, the sample's validity) says it should be refused, or the other way round.
 bool unexpected(const ItemResult& item, const BackendResult& r, size_t side);
+// Why a backend's result fails (a mismatch, a wrong expected output, an unexpected status), or "".
+std::string failure_reason(const ItemResult& item, const BackendResult& r);
+
 void print_summary(const std::vector<std::pair<std::string, Tally>>& tallies, std::ostream& out);
 
 }  // namespace opsfuzz::runner

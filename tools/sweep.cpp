@@ -73,12 +73,10 @@ std::string sample_command(const std::string& op, uint64_t index, const SweepOpt
 }
 
 std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options) {
-  ArgumentTupleGenerator gen(spec, Config::parse(options.config), options.seed,
-                             options.invalid ? Validity::Invalid : Validity::Valid);
   int64_t count = options.index >= 0 ? options.index + 1 : options.max;
-  std::vector<Sample> samples;
-  Sample s;
-  while (static_cast<int64_t>(samples.size()) < count && gen.next(s)) samples.push_back(s);
+  std::vector<Sample> samples = generate_samples(spec, Config::parse(options.config), options.seed,
+                                                 options.invalid ? Validity::Invalid : Validity::Valid,
+                                                 static_cast<size_t>(count));
   if (options.index >= 0)
     samples.erase(samples.begin(), samples.begin() + std::min<int64_t>(options.index, samples.size()));
   return samples;
