@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -17,6 +18,7 @@
 #include "specs/db/db.h"
 #include "suite/ids.h"
 #include "suite/modules.h"
+#include "suite/runner.h"
 #include "suite/suite.h"
 
 namespace opsfuzz::gtest {
@@ -71,10 +73,15 @@ class Fixture {
 
   void add_user(const ::testing::TestInfo* test) { users_.push_back(test); }
 
-  // A deep copy of item k, or nullopt when the fixture has fewer items. Throws what building threw.
-  std::optional<runner::Item> item(size_t k) {
+  // A test that uses the fixture starts. The first counts the tests that will run (GoogleTest's
+  // filter and sharding are applied by then).
+  void begin() {
     if (remaining_ < 0)
       remaining_ = std::count_if(users_.begin(), users_.end(), [](auto* t) { return t->should_run(); });
+  }
+
+  // A deep copy of item k, or nullopt when the fixture has fewer items. Throws what building threw.
+  std::optional<runner::Item> item(size_t k) {
     std::optional<std::vector<runner::Item>> fresh;
     std::vector<runner::Item>* items = nullptr;
     if (cache_disabled()) {
@@ -123,6 +130,7 @@ class RegisteredTest : public ::testing::Test {
   explicit RegisteredTest(Case c) : c_(std::move(c)) {}
 
   void TestBody() override {
+    c_.fixture->begin();
     struct Done {
       Fixture& f;
       ~Done() { f.done(); }
@@ -191,22 +199,27 @@ std::optional<std::string> xfail_reason(const TestOptions& o, const std::string&
   return std::nullopt;
 }
 
-// Registers one test per (item, target). `names[k]` = {suite name, test name prefix, what}.
-size_t register_cases(const TestOptions& o, const std::shared_ptr<Fixture>& fixture,
-                      const std::vector<std::array<std::string, 3>>& names,
-                      const std::function<std::string(size_t, const std::string&)>& reproduce, const char* file) {
+// How the tests of a fixture's item k are named: "<suite>.<test>/<target>", and `what` in messages.
+struct ItemName {
+  std::string suite, test, what;
+};
+
+// Registers one test per (item, target).
+size_t register_cases(const TestOptions& o, const std::shared_ptr<Fixture>& fixture, const std::vector<ItemName>& names,
+                      const std::function<std::string(size_t, const std::string&)>& reproduce) {
   std::map<std::string, std::optional<std::string>> why;
   for (const std::string& t : o.targets) why[t] = unavailable(t);
   size_t n = 0;
   for (size_t k = 0; k < names.size(); ++k)
     for (const std::string& target : o.targets) {
-      Case c{fixture, k, names[k][2], target, o.baseline == target ? "" : o.baseline, why[target],
+      const ItemName& name = names[k];
+      Case c{fixture, k, name.what, target, o.baseline == target ? "" : o.baseline, why[target],
              xfail_reason(o, target), o.check, o.isolate, reproduce(k, target)};
-      std::string test = names[k][1] + "/" + identifier(target);
-      if (!registered_names().insert(names[k][0] + "." + test).second)
-        throw std::invalid_argument("the test " + names[k][0] + "." + test + " is registered twice");
+      std::string test = name.test + "/" + identifier(target);
+      if (!registered_names().insert(name.suite + "." + test).second)
+        throw std::invalid_argument("the test " + name.suite + "." + test + " is registered twice");
       const ::testing::TestInfo* info = ::testing::RegisterTest(
-          names[k][0].c_str(), test.c_str(), nullptr, names[k][2].c_str(), file, 0,
+          name.suite.c_str(), test.c_str(), nullptr, name.what.c_str(), __FILE__, __LINE__,
           [c = std::move(c)]() -> ::testing::Test* { return new RegisteredTest(c); });
       fixture->add_user(info);
       ++n;
@@ -276,7 +289,7 @@ size_t SpecDBTests::register_tests() {
         items.push_back(runner::item_from_sample(s, config));
       return items;
     });
-    std::vector<std::array<std::string, 3>> names;
+    std::vector<ItemName> names;
     // "valid_0007"; with a seed or config other than the defaults, "valid_seed5_strided_0007".
     std::string prefix = std::string(kind) + (seed_ ? "_seed" + std::to_string(seed_) : "") +
                          (config_.empty() ? "" : "_" + identifier(config_));
@@ -290,11 +303,11 @@ size_t SpecDBTests::register_tests() {
     auto reproduce = [&, op = spec->op()](size_t k, const std::string& target) {
       std::string cmd = "ops-fuzz run --ops " + shell_word(op) + " --seed " + std::to_string(seed_) + " --max " +
                         std::to_string(k + 1) + (invalid_ ? " --invalid" : "") +
-                        (config_.empty() ? "" : " --config " + config_) + " --backends " + shell_word(target);
+                        (config_.empty() ? "" : " --config " + shell_word(config_)) + " --backends " + shell_word(target);
       if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_word(o.baseline);
       return cmd + "  (the last item)";
     };
-    n += register_cases(o, fixture, names, reproduce, __FILE__);
+    n += register_cases(o, fixture, names, reproduce);
   }
   return n;
 }
@@ -308,7 +321,7 @@ size_t YamlTests::register_tests() {
   // The item ids items_from_suite will make, in its order, without materializing anything.
   std::vector<std::string> ids;
   for (const suite::Test& test : suite->tests) {
-    if (!filter.matches(test.id) && (test.pair.empty() || !filter.matches(test.pair))) continue;
+    if (!suite::selected(test, filter)) continue;
     const suite::PairTest* pair = suite->pair_of(test);
     std::string id = pair ? pair->id : test.id;
     if (!contains(ids, id)) ids.push_back(id);
@@ -317,7 +330,7 @@ size_t YamlTests::register_tests() {
     return runner::items_from_suite(*suite, path, filter, seed);
   });
   std::string stem = identifier(std::filesystem::path(path_).stem().string());
-  std::vector<std::array<std::string, 3>> names;
+  std::vector<ItemName> names;
   std::set<std::string> seen;
   for (const std::string& id : ids) {
     std::string name = identifier(id);
@@ -331,7 +344,7 @@ size_t YamlTests::register_tests() {
     if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_word(o.baseline);
     return cmd;
   };
-  return register_cases(o, fixture, names, reproduce, __FILE__);
+  return register_cases(o, fixture, names, reproduce);
 }
 
 std::optional<std::string> compare_with_baseline(const runner::Item& item, const std::string& target,

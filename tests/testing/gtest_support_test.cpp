@@ -53,6 +53,15 @@ TEST(Targets, AnUnknownTargetIsSkippedWithTheReason) {
   EXPECT_THAT(r.out, HasSubstr("[  SKIPPED ] SpecDB/sqrt_default.valid_0000/no_such_backend"));
 }
 
+TEST(Fixtures, AreBuiltOnceAndReleasedAfterTheirLastTest) {
+  // sqrt's fixture: its first test is skipped (unknown target) before it uses it.
+  Outcome r = demo("--gtest_filter='SpecDB/sqrt*'");
+  EXPECT_THAT(r.out, HasSubstr("[  PASSED  ] 2 tests"));
+  EXPECT_THAT(r.out, HasSubstr("fixtures: 1 built, 1 released, 0 held"));
+  Outcome uncached = demo("--gtest_filter='SpecDB/sqrt*'", "OPSFUZZ_DISABLE_CACHE=1");
+  EXPECT_THAT(uncached.out, HasSubstr("fixtures: 2 built, 0 released, 0 held"));
+}
+
 TEST(Registration, ANameRegisteredTwiceIsAnError) {
   EXPECT_THAT(demo("--gtest_list_tests").out,
               HasSubstr("second registration: the test SpecDB/abs_default.valid_0000/eager_cpu_fp64 is registered twice"));

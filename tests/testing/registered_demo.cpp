@@ -35,7 +35,7 @@ void register_tests() {
   SpecDBTests("abs.default").valid(2).targets({"eager_cpu_fp64"}).register_tests();
   SpecDBTests("neg.default").valid(2).targets({"eager_cpu", "eager_cpu_fp64", "eager_cpu_noncontig"})
       .only({"eager_cpu_fp64", "eager_cpu_noncontig"}).exclude({"eager_cpu_noncontig"}).register_tests();
-  SpecDBTests("sqrt.default").valid(1).targets({"no_such_backend"}).register_tests();
+  SpecDBTests("sqrt.default").valid(2).targets({"no_such_backend", "eager_cpu"}).register_tests();
   YamlTests(SETUP_FAILURE_YAML).register_tests();
   try {
     SpecDBTests("abs.default").valid(1).targets({"eager_cpu_fp64"}).register_tests();
@@ -49,5 +49,8 @@ void register_tests() {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   register_tests();
-  return RUN_ALL_TESTS();
+  int status = RUN_ALL_TESTS();
+  auto cache = opsfuzz::gtest::cache_stats();
+  std::printf("fixtures: %zu built, %zu released, %zu held\n", cache.builds, cache.released, cache.live);
+  return status;
 }
