@@ -89,5 +89,7 @@ void register_backend(std::shared_ptr<Backend> backend);
 std::shared_ptr<Backend> find_backend(std::string_view name);
 // Every registered backend's name, the built-in ones first.
 std::vector<std::string> backend_names();
+// Whether `name` is one of the backends every ops-fuzz has (not one a user registered).
+bool is_builtin_backend(std::string_view name);
 
 }  // namespace opsfuzz::runner

@@ -25,12 +25,15 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::vector<std::shared_ptr<Backend>> backends;
+  std::vector<std::string> builtin;
 
   Registry() {
     for (auto make : {make_eager_cpu, make_eager_cpu_fp64, make_eager_cpu_fp16, make_eager_cpu_bf16,
                       make_eager_cpu_noncontig, make_torchscript_cpu, make_torchscript_cpu_fused,
-                      make_torchscript_cpu_fused_dynamic, make_eager_cpu_grad})
+                      make_torchscript_cpu_fused_dynamic, make_eager_cpu_grad}) {
       backends.push_back(make());
+      builtin.push_back(backends.back()->name());
+    }
   }
 };
 
@@ -69,6 +72,11 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& b : r.backends) names.push_back(b->name());
   return names;
+}
+
+bool is_builtin_backend(std::string_view name) {
+  const auto& builtin = registry().builtin;  // fixed once built
+  return std::find(builtin.begin(), builtin.end(), name) != builtin.end();
 }
 
 }  // namespace opsfuzz::runner

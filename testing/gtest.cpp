@@ -112,6 +112,12 @@ class Fixture {
   std::ptrdiff_t remaining_ = -1;
 };
 
+// What the reproducing command needs for a backend of the user's.
+std::string plugin_hint(const std::string& target) {
+  if (runner::is_builtin_backend(target)) return "";
+  return "\n  (" + target + " is not built into ops-fuzz: add --load LIB, a library that registers it)";
+}
+
 // What one registered test needs.
 struct Case {
   std::shared_ptr<Fixture> fixture;
@@ -153,7 +159,7 @@ class RegisteredTest : public ::testing::Test {
     std::optional<std::string> failure =
         c_.check ? c_.check(*item, c_.target) : compare_with_baseline(*item, c_.target, c_.baseline, c_.isolate);
     if (failure && c_.xfail) GTEST_SKIP() << "XFAIL: " << *c_.xfail << "\n" << *failure;
-    if (failure) FAIL() << *failure << "\nreproduce: " << c_.reproduce;
+    if (failure) FAIL() << *failure << "\nreproduce: " << c_.reproduce << plugin_hint(c_.target);
     if (c_.xfail) {
       RecordProperty("XPASS", *c_.xfail);
       std::printf("XPASS: %s (expected to fail: %s)\n", c_.what.c_str(), c_.xfail->c_str());

@@ -43,6 +43,7 @@ has run.txt "[  FAILED  ] Yaml/suite.clamp_between/toy_cpu" "the toy's clamp mis
 has run.txt "clamp_between on toy_cpu against eager_cpu: mismatch: output at [" "the mismatch reads"
 has run.txt "distances: max_abs 1," "the distances are shown"
 has run.txt "reproduce: ops-fuzz run" "a command reproduces it"
+has run.txt "toy_cpu is not built into ops-fuzz: add --load LIB" "the command says what it needs"
 has run.txt "XFAIL: the toy clamp's lower bound is off by one" "a known failure is an XFAIL"
 has run.txt "[  SKIPPED ] SpecDB/clamp_default.valid_0002/toy_cpu" "an XFAIL is reported skipped"
 has run.txt "XPASS: clamp.default valid sample 0" "an unexpected pass is noted"
@@ -85,4 +86,7 @@ has specs.txt "opsfuzz_example::scaled_add.default" "list-specs lists the plugin
   fail "the custom op's valid samples are all accepted: $(cat valid.txt)"
 "${ops_fuzz[@]}" sweep opsfuzz_example::scaled_add.default --invalid --max 200 >invalid.txt ||
   fail "the custom op's invalid samples are all refused: $(cat invalid.txt)"
+"${ops_fuzz[@]}" run --ops 'opsfuzz_example::*' --max 20 --backends eager_cpu_fp64 --baseline eager_cpu \
+  >run_custom.txt || fail "the custom op's samples run like SpecDB ones: $(cat run_custom.txt)"
+has run_custom.txt "20 items, 0 failing" "the custom op's samples run like SpecDB ones"
 echo "all checks passed"
