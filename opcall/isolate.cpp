@@ -52,16 +52,16 @@ std::string describe_exit(int status) {
   return "exited with status " + std::to_string(WEXITSTATUS(status)) + " before finishing";
 }
 
-namespace {
-
-constexpr uint64_t kFinish = ~uint64_t{0};  // the command that ends a worker
-
-std::string seconds(double s) {
+std::string format_seconds(double s) {
   std::string text = std::to_string(s);
   text.erase(text.find_last_not_of('0') + 1);  // "10.000000" -> "10."
   if (text.ends_with('.')) text.pop_back();
   return text;
 }
+
+namespace {
+
+constexpr uint64_t kFinish = ~uint64_t{0};  // the command that ends a worker
 
 // A heap check before a worker exits: glibc finds damaged chunks when it walks them, and
 // malloc_trim consolidates and walks the free lists.
@@ -141,7 +141,7 @@ class Worker {
     }
     if (read == Read::TimedOut) {
       end(true);
-      return {TaskResult::TimedOut, "no result within " + seconds(timeout_ms_ / 1000.0) + " s"};
+      return {TaskResult::TimedOut, "no result within " + format_seconds(timeout_ms_ / 1000.0) + " s"};
     }
     if (read == Read::Closed) return {TaskResult::Crashed, end(false)};
     return r;

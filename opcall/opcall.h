@@ -180,6 +180,9 @@ void set_kernel_warnings(bool on);
 
 // ---------------------------------------------------------------------------------- isolation
 
+// Seconds as their shortest decimal: "10", "0.5" (for timeouts in messages).
+std::string format_seconds(double s);
+
 struct IsolationOptions {
   double timeout_s = 10;    // per item; <= 0: no limit
   bool backtraces = false;  // keep c10 error backtraces in the workers

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 
 #include "argtypes/rng.h"
 #include "generators/generators.h"
@@ -325,10 +324,7 @@ class Plan {
 // "TIMEOUT: timeout_s=S".
 std::string ended_text(const opcall::TaskResult& r, double timeout_s) {
   if (r.kind == opcall::TaskResult::TimedOut) {
-    std::string s = std::to_string(timeout_s);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.ends_with('.')) s.pop_back();
-    return "TIMEOUT: timeout_s=" + s;
+    return "TIMEOUT: timeout_s=" + opcall::format_seconds(timeout_s);
   }
   std::string how = r.bytes;
   if (how.starts_with("killed by ")) how = how.substr(10);  // "signal 11 (Segmentation fault)"
