@@ -98,21 +98,28 @@ Item item_from_sample(const Sample& sample, const std::string& config) {
   return item;
 }
 
-std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
-                                   const suite::IdFilter& filter, uint64_t run_seed) {
-  std::vector<Item> items;
+std::vector<SuiteItem> suite_items(const suite::Suite& suite, const suite::IdFilter& filter) {
+  std::vector<SuiteItem> items;
   std::set<std::string> pairs_done;
   for (const suite::Test& test : suite.tests) {
     if (!suite::selected(test, filter)) continue;
-    Item item;
     if (const suite::PairTest* pair = suite.pair_of(test)) {
-      if (!pairs_done.insert(pair->id).second) continue;
-      item.id = pair->id;
-      for (size_t side : {pair->a, pair->b}) item.sides.push_back(side_of(suite.tests[side], yaml, run_seed));
+      if (pairs_done.insert(pair->id).second)
+        items.push_back({pair->id, {&suite.tests[pair->a], &suite.tests[pair->b]}});
     } else {
-      item.id = test.id;
-      item.sides.push_back(side_of(test, yaml, run_seed));
+      items.push_back({test.id, {&test}});
     }
+  }
+  return items;
+}
+
+std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
+                                   const suite::IdFilter& filter, uint64_t run_seed) {
+  std::vector<Item> items;
+  for (const SuiteItem& selected : suite_items(suite, filter)) {
+    Item item;
+    item.id = selected.id;
+    for (const suite::Test* test : selected.sides) item.sides.push_back(side_of(*test, yaml, run_seed));
     for (const Side& side : item.sides)
       if (side.call && !item.no_compare) item.no_compare = not_value_comparable(*side.call);
     items.push_back(std::move(item));

@@ -56,6 +56,13 @@ struct Item {
 // A sample as an item: id "add_Tensor__valid__0007"; its call bound by opcall (a binding error
 // is the side's error).
 Item item_from_sample(const Sample& sample, const std::string& config);
+// A selected item of a suite, before anything is materialized: its id and its tests (one; a pair
+// test's sides a and b), in suite order.
+struct SuiteItem {
+  std::string id;
+  std::vector<const suite::Test*> sides;
+};
+std::vector<SuiteItem> suite_items(const suite::Suite& suite, const suite::IdFilter& filter);
 // The selected tests of a suite as items (a pair test as one item with sides a and b), inputs
 // materialized from run_seed.
 std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,

@@ -1,6 +1,5 @@
 #include "testing/gtest.h"
 
-#include <fnmatch.h>
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -18,7 +17,6 @@
 #include "specs/db/db.h"
 #include "suite/ids.h"
 #include "suite/modules.h"
-#include "suite/runner.h"
 #include "suite/suite.h"
 
 namespace opsfuzz::gtest {
@@ -282,10 +280,8 @@ size_t SpecDBTests::register_tests() {
   const char* kind = invalid_ ? "invalid" : "valid";
   std::vector<const Spec*> specs;
   for (const std::string& glob : split(globs_, ','))
-    for (const Spec& s : spec_db())
-      if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0 &&
-          std::find(specs.begin(), specs.end(), &s) == specs.end())
-        specs.push_back(&s);
+    for (const Spec* s : specs_matching(glob))
+      if (std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
   if (specs.empty()) throw std::invalid_argument("SpecDBTests: no spec matches '" + globs_ + "'");
   size_t n = 0;
   for (const Spec* spec : specs) {
@@ -324,14 +320,8 @@ size_t YamlTests::register_tests() {
   std::string patterns;
   for (const std::string& p : ids_) patterns += (patterns.empty() ? "" : ";") + p;
   suite::IdFilter filter(patterns);
-  // The item ids items_from_suite will make, in its order, without materializing anything.
-  std::vector<std::string> ids;
-  for (const suite::Test& test : suite->tests) {
-    if (!suite::selected(test, filter)) continue;
-    const suite::PairTest* pair = suite->pair_of(test);
-    std::string id = pair ? pair->id : test.id;
-    if (!contains(ids, id)) ids.push_back(id);
-  }
+  std::vector<std::string> ids;  // items_from_suite's, in its order
+  for (const runner::SuiteItem& item : runner::suite_items(*suite, filter)) ids.push_back(item.id);
   auto fixture = std::make_shared<Fixture>([suite, path = path_, filter, seed = seed_] {
     return runner::items_from_suite(*suite, path, filter, seed);
   });

@@ -1,6 +1,5 @@
 // list-specs, generate, sweep: the SpecDB commands.
 #include <ATen/ATen.h>
-#include <fnmatch.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -101,10 +100,9 @@ std::vector<const Spec*> select_specs(const OpSelection& selection) {
     add(s);
   }
   for (const auto& glob : selection.globs) {
-    bool matched = false;
-    for (const auto& s : spec_db())
-      if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0) matched = true, add(&s);
-    if (!matched) throw UsageError("--ops: no op matches '" + glob + "' (ops-fuzz list-specs lists them all)");
+    auto matched = specs_matching(glob);
+    for (const Spec* s : matched) add(s);
+    if (matched.empty()) throw UsageError("--ops: no op matches '" + glob + "' (ops-fuzz list-specs lists them all)");
   }
   if (selection.ops.empty() && selection.globs.empty())
     for (const auto& s : spec_db()) add(&s);

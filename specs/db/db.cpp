@@ -3,6 +3,8 @@
 
 #include "argtypes/names.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -58,6 +60,13 @@ const Spec* find_spec(std::string_view op) {
   for (const auto& s : spec_db())
     if (s.op() == op) return &s;
   return nullptr;
+}
+
+std::vector<const Spec*> specs_matching(const std::string& glob) {
+  std::vector<const Spec*> out;
+  for (const auto& s : spec_db())
+    if (::fnmatch(glob.c_str(), s.op().c_str(), 0) == 0) out.push_back(&s);
+  return out;
 }
 
 std::vector<std::string> close_specs(std::string_view op, size_t n) {

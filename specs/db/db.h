@@ -14,6 +14,8 @@ namespace opsfuzz {
 // A deque: registering a spec never moves the others (samples point to their specs).
 const std::deque<Spec>& spec_db();
 const Spec* find_spec(std::string_view op);  // nullptr when unknown
+// The specs whose op matches a shell glob ("add.*"), in SpecDB order.
+std::vector<const Spec*> specs_matching(const std::string& glob);
 
 // Adds the spec `build` makes, or replaces the spec of the same op. Safe from a static
 // initializer (OPSFUZZ_REGISTER_SPEC): builders registered before the SpecDB is first used run
