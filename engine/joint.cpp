@@ -152,8 +152,32 @@ Program JointProblem::compile(const Term& t) const {
   return p;
 }
 
+bool JointProblem::reads(const Program::Node& n, int slot) const {
+  if (n.op == TermOp::Attr && n.slot < 0) {  // a computed index: its count or any dim or entry
+    JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
+    if (raw_slot(count, n.arg, -1) == slot) return true;
+    for (int64_t i = 0; i < bound(count); ++i)
+      if (raw_slot(n.attr, n.arg, i) == slot) return true;
+    return false;
+  }
+  return (n.op == TermOp::Attr || is_fold(n.op)) && n.slot == slot;  // a fold's slot counts its bodies
+}
+
+std::vector<int> JointProblem::readers(const Program& p, int slot) const {
+  std::vector<uint8_t> depends(p.nodes.size(), 0);
+  std::vector<int> out;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const auto& n = p.nodes[i];
+    bool d = reads(n, slot);
+    for (int operand : {n.a, n.b, n.c}) d = d || (operand >= 0 && depends[size_t(operand)]);
+    for (int k = 0; k < n.count && is_fold(n.op) && !d; ++k) d = depends[size_t(p.kids[size_t(n.first + k)])];
+    if (d) depends[i] = 1, out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 JointProblem::Instance JointProblem::instance(const Term& t, int k) {
-  Instance in{compile(t), k, {}};
+  Instance in{compile(t), k, {}, {}};
   for (const auto& n : in.program.nodes) {
     if (n.slot >= 0) in.slots.push_back(n.slot);
     if (n.op == TermOp::Attr && n.slot < 0) {  // a computed index may name any dim or entry
@@ -164,30 +188,33 @@ JointProblem::Instance JointProblem::instance(const Term& t, int k) {
   }
   std::sort(in.slots.begin(), in.slots.end());
   in.slots.erase(std::unique(in.slots.begin(), in.slots.end()), in.slots.end());
-  for (int s : in.slots) is_used_[static_cast<size_t>(s)] = 1;
+  for (int s : in.slots) {
+    is_used_[static_cast<size_t>(s)] = 1;
+    in.readers.push_back(readers(in.program, s));
+  }
   return in;
 }
 
-std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {
-  thread_local std::vector<int64_t> value_buffer;
-  thread_local std::vector<uint8_t> known_buffer;
-  if (value_buffer.size() < p.nodes.size()) value_buffer.resize(p.nodes.size()), known_buffer.resize(p.nodes.size());
+namespace {
+
+// Evaluates nodes order[0..count) of `p` (order nullptr: every node, in evaluation order) into
+// value/known, reading the other nodes' values from there.
+void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
+              const int* order, size_t count) {
   // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
   // through the vectors would be reloaded after every node.
-  int64_t* value = value_buffer.data();
-  uint8_t* known = known_buffer.data();
-  const uint8_t* slot_known = a.known.data();
-  const int64_t* slot_value = a.values.data();
+  const uint8_t* slot_known = asg.known.data();
+  const int64_t* slot_value = asg.values.data();
   const Program::Node* nodes = p.nodes.data();
   const int* kids = p.kids.data();
-  const size_t count = p.nodes.size();
   auto read = [&](int slot) {
     bool k = slot >= 0 && slot_known[size_t(slot)];
     return std::pair<bool, int64_t>(k, k ? slot_value[size_t(slot)] : 0);
   };
   // An unknown node's value is 0, so operands are read without testing whether they are known
   // (an unknown factor makes a product 0, and an unknown disjunct adds nothing to an `or`).
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t j = 0; j < count; ++j) {
+    const size_t i = order ? size_t(order[j]) : j;
     const auto& n = nodes[i];
     const size_t a = size_t(n.a), b = size_t(n.b);
     bool k = false;
@@ -197,9 +224,9 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
       case TermOp::Attr: {
         int slot = n.slot;
         if (slot < 0 && known[a]) {  // a computed index: negative dims count from the end
-          auto [kr, rank] = read(raw_slot(JointAttr::Rank, n.arg, -1));
+          auto [kr, rank] = read(jp.raw_slot(JointAttr::Rank, n.arg, -1));
           int64_t at = value[a] < 0 && n.attr == JointAttr::Size && kr ? value[a] + rank : value[a];
-          slot = raw_slot(n.attr, n.arg, at);
+          slot = jp.raw_slot(n.attr, n.arg, at);
         }
         std::tie(k, v) = read(slot);
         break;
@@ -254,8 +281,27 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
     }
     known[i] = k, value[i] = k ? v : 0;
   }
-  if (count == 0 || !known[count - 1]) return std::nullopt;
-  return value[count - 1];
+}
+
+}  // namespace
+
+void Evaluation::run(const JointProblem& jp, const Program& p, const Assignment& a) {
+  value_.resize(p.nodes.size()), known_.resize(p.nodes.size());
+  evaluate(jp, p, a, value_.data(), known_.data(), nullptr, p.nodes.size());
+}
+
+void Evaluation::rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers) {
+  evaluate(jp, p, a, value_.data(), known_.data(), readers.data(), readers.size());
+}
+
+std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {
+  thread_local Evaluation e;
+  e.run(*this, p, a);
+  return e.result();
+}
+
+const std::vector<int>& JointProblem::Instance::readers_of(int slot) const {
+  return readers[static_cast<size_t>(std::lower_bound(slots.begin(), slots.end(), slot) - slots.begin())];
 }
 
 // ---- JointSolver -------------------------------------------------------------------------
@@ -321,41 +367,39 @@ int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const
 
 void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string>& labels) {
   int64_t n = space.size();
-  if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
-  // An instance already decided without this slot stays decided whatever its value; one that
-  // this slot's ends leave undecided waits for later slots (the look-ahead covers it).
-  // The space is enumerated only when some instance is still undecided.
-  boost::container::small_vector<const JointProblem::Instance*, 8> open;
-  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)])
-    if (!problem_.eval(in->program, fixed_)) open.push_back(in);
   auto lo = space.min(), hi = space.max();
-  if (open.empty() || !lo || !hi) return;
+  if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo || !lo || !hi) return;
+  // An instance already decided without this slot stays decided whatever its value; one that
+  // this slot's ends leave undecided waits for later slots (the look-ahead covers it). The
+  // space is enumerated only when some instance is still undecided.
   auto& known = fixed_.known[static_cast<size_t>(slot)];
-  const int64_t ends[] = {static_cast<int64_t>(*lo), static_cast<int64_t>(*hi)};
-  auto undecided = [&](const JointProblem::Instance* in) {
-    bool decides = false;
-    for (int64_t end : ends) {
-      fixed_.set(slot, end);
-      decides = decides || problem_.eval(in->program, fixed_).has_value();
+  auto& value = fixed_.values[static_cast<size_t>(slot)];
+  Evaluation& e = scratch_.empty() ? scratch_.emplace_back() : scratch_[0];
+  std::vector<Value> values;
+  std::vector<uint8_t> ruled_out;
+  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)]) {
+    e.run(problem_, in->program, fixed_);
+    if (e.result()) continue;
+    const std::vector<int>& readers = in->readers_of(slot);
+    auto with = [&](int64_t v) {
+      known = 1, value = v;
+      e.rerun(problem_, in->program, fixed_, readers);
+      return e.result();
+    };
+    bool decides = with(as_int(*lo)).has_value() || with(as_int(*hi)).has_value();
+    if (decides) {
+      if (values.empty()) values = space.enumerate(static_cast<size_t>(n)), ruled_out.assign(values.size(), 0);
+      bool rules_out = false;
+      for (size_t k = 0; k < values.size(); ++k)
+        if (!ruled_out[k] && with(as_int(values[k])) == 0) ruled_out[k] = 1, rules_out = true;
+      const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
+      if (rules_out && std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
     }
     known = 0;
-    return !decides;
-  };
-  open.erase(std::remove_if(open.begin(), open.end(), undecided), open.end());
-  if (open.empty()) return;
-  const std::vector<Value> values = space.enumerate(static_cast<size_t>(n));
-  std::vector<Value> out;
-  for (const Value& v : values) {
-    fixed_.set(slot, as_int(v));
-    for (const auto* in : open)
-      if (problem_.eval(in->program, fixed_) == 0) {
-        out.push_back(v);
-        const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
-        if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
-        break;
-      }
   }
-  known = 0;
+  std::vector<Value> out;
+  for (size_t k = 0; k < values.size(); ++k)
+    if (ruled_out[k]) out.push_back(values[k]);
   if (!out.empty()) space.not_in(out);
 }
 
@@ -395,20 +439,11 @@ bool JointSolver::repair(int slot, Rng& rng) {
         if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
     if (!broken) return true;
     if (move == kMoves) return false;
-    // The slots it may move: not fixed, narrow, and read by the broken instance as the witness
-    // stands (unknown, it leaves the instance undecided; a size past the rank is not).
-    std::vector<int> free;
-    for (int s : broken->slots) {
-      auto& known = witness_.known[static_cast<size_t>(s)];
-      if (s == slot || fixed_.known[static_cast<size_t>(s)] || task_->movable[static_cast<size_t>(s)].empty()) continue;
-      known = 0;
-      if (!problem_.eval(broken->program, witness_)) free.push_back(s);
-      known = 1;
-    }
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
     // others (values in random order; none broken ends the scan). Values that leave it broken
     // are not counted: most are, for products and divisibility. When that slot cannot mend it
     // alone, the search ends: trying the others cost more than it found.
+    std::vector<int> free = free_slots(*broken, slot);
     if (free.empty()) return false;
     int s = free[rng.index(free.size())];
     if (!mend(*broken, s, rng)) return false;
@@ -416,18 +451,46 @@ bool JointSolver::repair(int slot, Rng& rng) {
   }
 }
 
+// Not fixed, narrow, and read by the broken instance as the witness stands: unknown, it leaves
+// the instance undecided (a size past the rank is not read).
+std::vector<int> JointSolver::free_slots(const JointProblem::Instance& broken, int changed) {
+  std::vector<int> free;
+  Evaluation& e = scratch_.empty() ? scratch_.emplace_back() : scratch_[0];
+  e.run(problem_, broken.program, witness_);
+  for (int s : broken.slots) {
+    if (s == changed || fixed_.known[static_cast<size_t>(s)] || task_->movable[static_cast<size_t>(s)].empty()) continue;
+    auto& known = witness_.known[static_cast<size_t>(s)];
+    const std::vector<int>& readers = broken.readers_of(s);
+    known = 0;
+    e.rerun(problem_, broken.program, witness_, readers);
+    if (!e.result()) free.push_back(s);
+    known = 1;
+    e.rerun(problem_, broken.program, witness_, readers);
+  }
+  return free;
+}
+
+// The instances reading `s` are evaluated once, then again only where `s` changes them.
 bool JointSolver::mend(const JointProblem::Instance& broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
+  const auto& others = task_->by_slot[static_cast<size_t>(s)];
+  if (scratch_.size() < others.size() + 1) scratch_.resize(others.size() + 1);
+  std::vector<uint8_t> ran(others.size() + 1, 0);
+  auto holds = [&](size_t k, const JointProblem::Instance& in) {
+    if (ran[k]) scratch_[k].rerun(problem_, in.program, witness_, in.readers_of(s));
+    else scratch_[k].run(problem_, in.program, witness_), ran[k] = 1;
+    return scratch_[k].result() == 1;
+  };
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     value = values[(start + k) % values.size()];
-    if (problem_.eval(broken.program, witness_) != 1) continue;
+    if (!holds(others.size(), broken)) continue;
     int n = 0;
-    for (const auto* in : task_->by_slot[static_cast<size_t>(s)])
-      if (in != &broken && (n += problem_.eval(in->program, witness_) != 1) >= best) break;
+    for (size_t o = 0; o < others.size(); ++o)
+      if (others[o] != &broken && (n += !holds(o, *others[o])) >= best) break;
     if (n < best) best = n, chosen = value;
   }
   value = chosen;

@@ -48,6 +48,27 @@ struct Program {
   std::vector<int> kids;
 };
 
+class JointProblem;
+
+// One program's node values on an assignment, kept: after one slot changes, only the nodes
+// that depend on it are evaluated again (most of a program does not read a given slot).
+class Evaluation {
+ public:
+  void run(const JointProblem& jp, const Program& p, const Assignment& a);
+  // After one slot changed (its value or whether it is known); `readers`: the nodes that depend
+  // on it, in evaluation order (Instance::readers).
+  void rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers);
+  // Nullopt when the value depends on unknown slots (or divides by 0).
+  std::optional<int64_t> result() const {
+    if (known_.empty() || !known_.back()) return std::nullopt;
+    return value_.back();
+  }
+
+ private:
+  std::vector<int64_t> value_;
+  std::vector<uint8_t> known_;
+};
+
 class JointProblem {
  public:
   JointProblem(const Spec& spec, const Config& cfg, const AttributeEngine& attrs);
@@ -55,7 +76,9 @@ class JointProblem {
   struct Instance {
     Program program;
     int constraint;          // index into spec.joints()
-    std::vector<int> slots;  // the slots it may read
+    std::vector<int> slots;  // the slots it may read, ascending
+    std::vector<std::vector<int>> readers;  // by position in `slots`: the nodes that depend on it
+    const std::vector<int>& readers_of(int slot) const;
   };
   bool empty() const { return spec_.joints().empty(); }
   const Spec& spec() const { return spec_; }
@@ -86,6 +109,8 @@ class JointProblem {
  private:
   std::vector<Term> instance_terms(const Term& t) const;
   Instance instance(const Term& t, int k);
+  bool reads(const Program::Node& n, int slot) const;  // directly
+  std::vector<int> readers(const Program& p, int slot) const;  // the nodes that depend on `slot`
   int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name
 
   const Spec& spec_;
@@ -151,6 +176,8 @@ class JointSolver {
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(const JointProblem::Instance& broken, int s, Rng& rng);
+  // The slots of `broken` that the local search may move to mend it.
+  std::vector<int> free_slots(const JointProblem::Instance& broken, int changed);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
 
   JointProblem problem_;
@@ -166,6 +193,7 @@ class JointSolver {
     std::vector<const JointProblem::Instance*> active;  // the instances in force
     std::vector<std::vector<const JointProblem::Instance*>> by_slot;  // the active ones reading each slot
   };
+  std::vector<Evaluation> scratch_;  // one per instance that a loop evaluates side by side
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   const PerTask* task_ = nullptr;
 };
