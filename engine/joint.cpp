@@ -149,7 +149,31 @@ Program JointProblem::compile(const Term& t) const {
     return done[&n] = static_cast<int>(p.nodes.size()) - 1;
   };
   add(add, t);
+  leaves_first(p);
   return p;
+}
+
+// Moves the nodes that read no other node ahead of the rest, constants first, so that an
+// evaluation copies them instead of interpreting them. The result stays last.
+void JointProblem::leaves_first(Program& p) {
+  const size_t n = p.nodes.size();
+  auto rank = [&](const Program::Node& node) { return node.op == TermOp::Const ? 0 : node.op == TermOp::Attr && node.slot >= 0 ? 1 : 2; };
+  std::vector<int> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  if (n > 1) std::stable_sort(order.begin(), order.end() - 1, [&](int x, int y) { return rank(p.nodes[size_t(x)]) < rank(p.nodes[size_t(y)]); });
+  std::vector<int> moved_to(n);
+  for (size_t i = 0; i < n; ++i) moved_to[size_t(order[i])] = static_cast<int>(i);
+  std::vector<Program::Node> nodes;
+  for (int old : order) {
+    Program::Node node = p.nodes[size_t(old)];
+    for (int* operand : {&node.a, &node.b, &node.c})
+      if (*operand >= 0) *operand = moved_to[size_t(*operand)];
+    nodes.push_back(node);
+  }
+  for (int& kid : p.kids) kid = moved_to[size_t(kid)];
+  p.nodes = std::move(nodes);
+  for (size_t i = 0; i + 1 < n && rank(p.nodes[i]) < 2; ++i) (rank(p.nodes[i]) == 0 ? p.constants : p.leaves) = static_cast<int>(i) + 1;
+  p.leaves = std::max(p.leaves, p.constants);
 }
 
 bool JointProblem::reads(const Program::Node& n, int slot) const {
@@ -197,10 +221,10 @@ JointProblem::Instance JointProblem::instance(const Term& t, int k) {
 
 namespace {
 
-// Evaluates nodes order[0..count) of `p` (order nullptr: every node, in evaluation order) into
-// value/known, reading the other nodes' values from there.
+// Evaluates nodes order[from..to) of `p` (order nullptr: nodes [from, to)) into value/known,
+// reading the other nodes' values from there.
 void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
-              const int* order, size_t count) {
+              const int* order, size_t from, size_t to) {
   // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
   // through the vectors would be reloaded after every node.
   const uint8_t* slot_known = asg.known.data();
@@ -213,7 +237,7 @@ void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, i
   };
   // An unknown node's value is 0, so operands are read without testing whether they are known
   // (an unknown factor makes a product 0, and an unknown disjunct adds nothing to an `or`).
-  for (size_t j = 0; j < count; ++j) {
+  for (size_t j = from; j < to; ++j) {
     const size_t i = order ? size_t(order[j]) : j;
     const auto& n = nodes[i];
     const size_t a = size_t(n.a), b = size_t(n.b);
@@ -287,11 +311,17 @@ void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, i
 
 void Evaluation::run(const JointProblem& jp, const Program& p, const Assignment& a) {
   value_.resize(p.nodes.size()), known_.resize(p.nodes.size());
-  evaluate(jp, p, a, value_.data(), known_.data(), nullptr, p.nodes.size());
+  const size_t constants = size_t(p.constants), leaves = size_t(p.leaves);
+  for (size_t i = 0; i < constants; ++i) value_[i] = p.nodes[i].value, known_[i] = 1;
+  for (size_t i = constants; i < leaves; ++i) {
+    size_t slot = size_t(p.nodes[i].slot);
+    known_[i] = a.known[slot], value_[i] = a.known[slot] ? a.values[slot] : 0;
+  }
+  evaluate(jp, p, a, value_.data(), known_.data(), nullptr, leaves, p.nodes.size());
 }
 
 void Evaluation::rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers) {
-  evaluate(jp, p, a, value_.data(), known_.data(), readers.data(), readers.size());
+  evaluate(jp, p, a, value_.data(), known_.data(), readers.data(), 0, readers.size());
 }
 
 std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {

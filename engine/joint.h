@@ -44,8 +44,9 @@ struct Program {
     int a = -1, b = -1, c = -1;  // operands; Attr with a computed index: the index
     int first = 0, count = 0;    // folds: their bodies, kids[first, first + count)
   };
-  std::vector<Node> nodes;
+  std::vector<Node> nodes;  // the constants first, then the reads of a fixed slot ("leaves")
   std::vector<int> kids;
+  int constants = 0, leaves = 0;
 };
 
 class JointProblem;
@@ -109,6 +110,7 @@ class JointProblem {
  private:
   std::vector<Term> instance_terms(const Term& t) const;
   Instance instance(const Term& t, int k);
+  static void leaves_first(Program& p);
   bool reads(const Program::Node& n, int slot) const;  // directly
   std::vector<int> readers(const Program& p, int slot) const;  // the nodes that depend on `slot`
   int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name
