@@ -365,10 +365,16 @@ void JointSolver::begin(const Task& task, Rng& rng) {
         for (const auto& in : problem_.instances(static_cast<int>(k))) pt.active.push_back(&in);
     }
     pt.by_slot.resize(n);
-    for (const auto* in : pt.active)
-      for (int s : in->slots) pt.by_slot[static_cast<size_t>(s)].push_back(in);
+    pt.unknown.resize(pt.active.size());
+    Assignment none;
+    none.reset(n);
+    for (size_t k = 0; k < pt.active.size(); ++k) {
+      for (int s : pt.active[k]->slots) pt.by_slot[static_cast<size_t>(s)].push_back(static_cast<int>(k));
+      pt.unknown[k].run(problem_, pt.active[k]->program, none);
+    }
   }
   fixed_.reset(n);
+  forward_ = pt.unknown;
   have_witness_ = false;
   if (!oracle_) return;
   oracle_->begin(negated_, pt.domains, rng.next());
@@ -404,12 +410,12 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   // space is enumerated only when some instance is still undecided.
   auto& known = fixed_.known[static_cast<size_t>(slot)];
   auto& value = fixed_.values[static_cast<size_t>(slot)];
-  Evaluation& e = scratch_.empty() ? scratch_.emplace_back() : scratch_[0];
   std::vector<Value> values;
   std::vector<uint8_t> ruled_out;
-  for (const auto* in : task_->by_slot[static_cast<size_t>(slot)]) {
-    e.run(problem_, in->program, fixed_);
+  for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
+    Evaluation& e = forward_[static_cast<size_t>(k)];
     if (e.result()) continue;
+    const JointProblem::Instance* in = task_->active[static_cast<size_t>(k)];
     const std::vector<int>& readers = in->readers_of(slot);
     auto with = [&](int64_t v) {
       known = 1, value = v;
@@ -426,6 +432,7 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
       if (rules_out && std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
     }
     known = 0;
+    e.rerun(problem_, in->program, fixed_, readers);
   }
   std::vector<Value> out;
   for (size_t k = 0; k < values.size(); ++k)
@@ -465,8 +472,10 @@ bool JointSolver::repair(int slot, Rng& rng) {
   for (int move = 0;; ++move) {
     const JointProblem::Instance* broken = nullptr;
     for (size_t c = 0; c < changed.size() && !broken; ++c)
-      for (const auto* in : task_->by_slot[static_cast<size_t>(changed[c])])
+      for (int k : task_->by_slot[static_cast<size_t>(changed[c])]) {
+        const auto* in = task_->active[static_cast<size_t>(k)];
         if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
+      }
     if (!broken) return true;
     if (move == kMoves) return false;
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
@@ -519,8 +528,10 @@ bool JointSolver::mend(const JointProblem::Instance& broken, int s, Rng& rng) {
     value = values[(start + k) % values.size()];
     if (!holds(others.size(), broken)) continue;
     int n = 0;
-    for (size_t o = 0; o < others.size(); ++o)
-      if (others[o] != &broken && (n += !holds(o, *others[o])) >= best) break;
+    for (size_t o = 0; o < others.size(); ++o) {
+      const auto* in = task_->active[static_cast<size_t>(others[o])];
+      if (in != &broken && (n += !holds(o, *in)) >= best) break;
+    }
     if (n < best) best = n, chosen = value;
   }
   value = chosen;
@@ -546,6 +557,10 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
 
 void JointSolver::fix(int slot, int64_t v) {
   fixed_.set(slot, v);
+  for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
+    const auto* in = task_->active[static_cast<size_t>(k)];
+    forward_[static_cast<size_t>(k)].rerun(problem_, in->program, fixed_, in->readers_of(slot));
+  }
   if (oracle_) oracle_->fix(slot, v);
 }
 
@@ -555,8 +570,9 @@ bool JointSolver::holds(const JointConstraint& c) const {
 }
 
 std::optional<std::string> JointSolver::broken() const {
-  for (const auto* in : task_->active) {
-    auto v = problem_.eval(in->program, fixed_);
+  for (size_t k = 0; k < task_->active.size(); ++k) {
+    const auto* in = task_->active[k];
+    auto v = forward_[k].result();
     bool negation = in->constraint == negated_;
     if (negation ? v != 1 : v == 0) return problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
   }

@@ -193,8 +193,11 @@ class JointSolver {
     std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
     std::vector<int64_t> first_model;    // empty: none
     std::vector<const JointProblem::Instance*> active;  // the instances in force
-    std::vector<std::vector<const JointProblem::Instance*>> by_slot;  // the active ones reading each slot
+    std::vector<Evaluation> unknown;  // by active instance: on an assignment with no slot known
+    std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
   };
+  // By active instance: its evaluation on the fixed values, kept as values are fixed.
+  std::vector<Evaluation> forward_;
   std::vector<Evaluation> scratch_;  // one per instance that a loop evaluates side by side
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   const PerTask* task_ = nullptr;

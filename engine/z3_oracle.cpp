@@ -43,10 +43,13 @@ class Z3Oracle final : public JointOracle {
     solver_.reset();
   }
 
+  // Kept as numbers: building Z3 terms costs more than most tuples spend elsewhere.
   void fix(int slot, int64_t v) override {
-    fixed_.push_back(var(slot) == ctx_.int_val(v));
-    if (solver_) solver_->add(fixed_.back());
+    fixed_.emplace_back(slot, v);
+    if (solver_) add_fixed(fixed_.back());
   }
+
+  void add_fixed(std::pair<int, int64_t> f) { solver_->add(var(f.first) == ctx_.int_val(f.second)); }
 
   z3::solver& solver() {
     if (solver_) return *solver_;
@@ -64,7 +67,7 @@ class Z3Oracle final : public JointOracle {
       if (c == negated_) solver_->add(!holds_[k]);
       else if (p_.in_force(c)) solver_->add(holds_[k]);
     }
-    for (const auto& f : fixed_) solver_->add(f);
+    for (const auto& f : fixed_) add_fixed(f);
     return *solver_;
   }
 
@@ -198,7 +201,7 @@ class Z3Oracle final : public JointOracle {
   int negated_ = -1;
   const std::vector<VariableSpace>* domains_ = nullptr;
   uint64_t seed_ = 0;
-  std::vector<z3::expr> fixed_;
+  std::vector<std::pair<int, int64_t>> fixed_;  // slot, value
   uint64_t calls_ = 0;
 };
 
