@@ -138,13 +138,22 @@ double VariableGenerator::nearest(double v) const {
   return best;
 }
 
-double VariableGenerator::uniform(Rng& rng) {
+double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
   if (!space_.is_interval()) return boundaries_.empty() ? std::nan("") : boundaries_[rng.index(boundaries_.size())];
   if (windows_.empty()) {  // nothing near 0: stay on the boundaries
     if (!boundaries_.empty()) return boundaries_[rng.index(boundaries_.size())];
     return space_.admits_nan() ? std::nan("") : space_.intervals().front().lo;
   }
   const Interval* w = &windows_.front();
+  if (windows_.size() > 1 && (!is_int_ || total_ <= 0x1.0p16)) {
+    double r = bits * 0x1.0p-32 * total_;  // an offset into the windows laid end to end
+    for (const auto& x : windows_) {
+      double width = x.hi - x.lo + (is_int_ ? 1 : 0);
+      if (r < width) return is_int_ ? x.lo + std::floor(r) : x.lo + r;
+      r -= width;
+    }
+    return windows_.back().hi;
+  }
   if (windows_.size() > 1) {
     double r = rng.uniform01() * total_;
     for (const auto& x : windows_) {

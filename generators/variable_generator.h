@@ -28,7 +28,7 @@ class VariableGenerator {
     const uint64_t r = rng.next();
     const uint32_t high = static_cast<uint32_t>(r >> 32);  // independent of the low half that chose the part
     if (static_cast<uint32_t>(r) >= uniform_below_) return table_[(uint64_t{high} * table_.size()) >> 32];
-    return single_window_ ? draw_window(high, rng) : uniform(rng);
+    return single_window_ ? draw_window(high, rng) : uniform(high, rng);
   }
   const std::vector<double>& favoured() const { return favoured_; }
 
@@ -68,7 +68,9 @@ class VariableGenerator {
   double draw_window(uint32_t bits, Rng& rng) const {
     return !is_int_ || span_ <= (uint64_t{1} << 16) ? from_bits(bits) : draw_window(rng);
   }
-  double uniform(Rng& rng);
+  // A uniform draw over the windows, from 32 random bits when they are enough (floats, and at
+  // most 2^16 integers in all), as draw_window does for a single window.
+  double uniform(uint32_t bits, Rng& rng);
   void set_mixture();
   double nearest(double v) const;  // the member of the space closest to v
 
