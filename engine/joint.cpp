@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace opsfuzz {
@@ -115,6 +116,7 @@ int JointProblem::slot(JointAttr a, int arg, int64_t index) const {
 Program JointProblem::compile(const Term& t) const {
   Program p;
   std::unordered_map<const TermNode*, int> done;  // shared subterms compile once
+  std::map<std::vector<int64_t>, int> same;       // and so do equal ones (folds build their bodies anew)
   std::vector<Term> bodies_alive;                 // so that no address in `done` is reused
   auto add = [&](auto& self, const Term& term) -> int {
     const TermNode& n = term.node();
@@ -145,7 +147,14 @@ Program JointProblem::compile(const Term& t) const {
       int* operands[] = {&out.a, &out.b, &out.c};
       for (size_t k = 0; k < n.kids.size(); ++k) *operands[k] = self(self, n.kids[k]);
     }
+    std::vector<int64_t> key{int64_t(out.op), out.value, out.slot, int64_t(out.attr), out.arg, out.a, out.b, out.c};
+    key.insert(key.end(), p.kids.begin() + out.first, p.kids.begin() + out.first + out.count);
+    if (auto it = same.find(key); it != same.end()) {
+      if (is_fold(out.op)) p.kids.resize(static_cast<size_t>(out.first));  // its bodies, just added
+      return done[&n] = it->second;
+    }
     p.nodes.push_back(out);
+    same.emplace(std::move(key), static_cast<int>(p.nodes.size()) - 1);
     return done[&n] = static_cast<int>(p.nodes.size()) - 1;
   };
   add(add, t);
