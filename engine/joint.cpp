@@ -461,10 +461,14 @@ bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
 bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
   if (!oracle_) return true;
   if (!have_witness_) return false;
+  return try_value(slot, v, rng, getenv("THOR") != nullptr);
+}
+
+bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   if (witness_.values[static_cast<size_t>(slot)] == v) return true;  // the witness completes it
   std::vector<int64_t> old = witness_.values;
   witness_.values[static_cast<size_t>(slot)] = v;
-  if (repair(slot, rng)) return true;
+  if (repair(slot, rng, thorough)) return true;
   witness_.values = std::move(old);
   return false;
 }
@@ -474,7 +478,7 @@ bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
 // exists is left to the oracle. Most repairs that succeed take one or two moves, and most of
 // the search time went to repairs that never succeed: 8 moves halve the cost of 16 while every
 // composition of JointConstraints.SamplingRetriesWhereZ3LooksAhead is still reached.
-bool JointSolver::repair(int slot, Rng& rng) {
+bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
   constexpr int kMoves = 8;
   // The witness held before `slot` changed: only instances reading a changed slot can break.
   std::vector<int> changed{slot};
@@ -490,11 +494,16 @@ bool JointSolver::repair(int slot, Rng& rng) {
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
     // others (values in random order; none broken ends the scan). Values that leave it broken
     // are not counted: most are, for products and divisibility. When that slot cannot mend it
-    // alone, the search ends: trying the others cost more than it found.
+    // alone, the search ends (trying the others cost more than it found), unless it is thorough.
     std::vector<int> free = free_slots(*broken, slot);
-    if (free.empty()) return false;
-    int s = free[rng.index(free.size())];
-    if (!mend(*broken, s, rng)) return false;
+    int s = -1;
+    while (!free.empty() && s < 0) {
+      size_t k = rng.index(free.size());
+      if (mend(*broken, free[k], rng)) s = free[k];
+      else if (thorough) free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
+      else break;
+    }
+    if (s < 0) return false;
     if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
   }
 }
@@ -553,8 +562,14 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
     int64_t w = witness_.values[static_cast<size_t>(slot)];
     if (space.contains(coerce(space.type(), Value(w)))) return w;
   }
-  std::vector<int64_t> below, above;  // the values on either side of a random pivot
+  // A Z3 query costs as much as thousands of local searches.
+  constexpr int kThoroughTries = 4;
   auto values = space.enumerate(kNarrowUpTo);
+  for (int k = 0; k < kThoroughTries; ++k) {
+    int64_t v = as_int(values[rng.index(values.size())]);
+    if (try_value(slot, v, rng, true)) return v;
+  }
+  std::vector<int64_t> below, above;  // the values on either side of a random pivot
   int64_t pivot = as_int(values[rng.index(values.size())]);
   for (const auto& v : values) (as_int(v) < pivot ? below : above).push_back(as_int(v));
   // One side first, chosen at random, so that successive tuples differ.

@@ -162,7 +162,8 @@ class JointSolver {
   // without an oracle). False proves nothing; `any` asks the oracle.
   bool completes(int slot, int64_t v, Rng& rng);
   // A value of `space` that keeps a completion (oracle only): the last solution's, when the
-  // space holds it, else the oracle's, on a random side of a random pivot.
+  // space holds it, else one a thorough local search completes, else the oracle's, on a random
+  // side of a random pivot.
   std::optional<int64_t> any(int slot, const VariableSpace& space, Rng& rng);
   void fix(int slot, int64_t v);
   // After every argument is solved: the label of a constraint that fails (or of the negated
@@ -174,7 +175,9 @@ class JointSolver {
   uint64_t oracle_calls() const { return oracle_ ? oracle_->calls() : 0; }
 
  private:
-  bool repair(int slot, Rng& rng);
+  // `thorough`: each move tries every free slot in turn, not one at random.
+  bool repair(int slot, Rng& rng, bool thorough);
+  bool try_value(int slot, int64_t v, Rng& rng, bool thorough);
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(const JointProblem::Instance& broken, int s, Rng& rng);

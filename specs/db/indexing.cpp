@@ -180,29 +180,33 @@ Spec select_scatter() {
 }
 
 // The length of self[start:end:step] along dim, with Python's clamping of start and end.
-int64_t slice_length(const Ctx& c) {
-  int64_t n = c.size("self", c.as_int("dim")), step = c.as_int("step");
-  auto clamp = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
-  int64_t start = c.is_none("start") ? 0 : clamp(c.as_int("start"));
-  int64_t end = c.is_none("end") ? n : clamp(c.as_int("end"));
-  return end <= start || step < 1 ? 0 : (end - start + step - 1) / step;
+Term slice_length() {
+  Term n = size("self", value("dim"));
+  auto clamp = [&](Term v) { return min(max(ite(v < 0, v + n, v), 0), n); };
+  Term start = ite(is_none("start"), 0, clamp(value("start")));
+  Term end = ite(is_none("end"), n, clamp(value("end")));
+  return ite(end <= start, 0, (end - start + value("step") - 1) / value("step"));
 }
 
 // slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
-// src has the shape of the slice of self; it is copied, so its dtype is free.
+// src has the shape of the slice of self; it is copied, so its dtype is free. The slice's length
+// is a joint constraint: per variable, a start past the end met a src that the configuration
+// gives no empty dims, a dead end.
 Spec slice_scatter() {
   return Spec("slice_scatter.default")
       .in(Tensor("self").rank(Ge(1)))
       .in(Tensor("src").deps("self", "dim", "start", "end", "step")
             .rank(Eq("self.rank", [](const Ctx& c) { return c.rank("self"); }))
-            .size(Eq("self.size(d), and the length of the slice along dim", [](const Ctx& c) {
+            .size(Eq("self.size(d) for the dims but dim", [](const Ctx& c) -> std::optional<int64_t> {
               int64_t r = c.rank("self"), dim = c.as_int("dim");
-              return c.dim() == (dim < 0 ? dim + r : dim) ? slice_length(c) : c.size("self", c.dim());
+              if (c.dim() == (dim < 0 ? dim + r : dim)) return std::nullopt;
+              return c.size("self", c.dim());
             })))
       .in(Dim("dim").deps("self").value(dim_of("self")))
       .in(IntOpt("start"))
       .in(IntOpt("end"))
-      .in(Int("step").value(Ge(1)));
+      .in(Int("step").value(Ge(1)))
+      .joint("src.size(dim) is the length of the slice", size("src", value("dim")) == slice_length());
 }
 
 // embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False,
