@@ -565,7 +565,7 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
   // A Z3 query costs as much as thousands of local searches.
   constexpr int kThoroughTries = 4;
   auto values = space.enumerate(kNarrowUpTo);
-  for (int k = 0; k < kThoroughTries; ++k) {
+  for (int k = 0; k < kThoroughTries && have_witness_; ++k) {
     int64_t v = as_int(values[rng.index(values.size())]);
     if (try_value(slot, v, rng, true)) return v;
   }

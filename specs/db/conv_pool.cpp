@@ -54,6 +54,14 @@ ArgSpec conv_input(Cond rank, int64_t spatial, const DeviationRef& narrow_integr
       })));
 }
 
+// Keeps bfloat16 out of transposed convolutions, which its kernels do not convolve as such.
+Cond not_bfloat16_when_transposed() {
+  return NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
+    if (!c.as_int("transposed")) return std::nullopt;
+    return std::vector{S::BFloat16};
+  });
+}
+
 // A convolution's weight, of rank `rank`.
 ArgSpec conv_weight(Cond rank) {
   return std::move(Tensor("weight").deps("input", "stride", "padding", "dilation", "groups")
@@ -241,26 +249,46 @@ Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
                               }), grad_output_not_convolved());
 }
 
+// convolution's rules, plain or transposed as `transposed` says.
+Spec& convolution_rules(Spec& spec) {
+  ConvDims in = leading_channels();
+  Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
+  Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
+  conv_common_rules(spec);
+  add_rules(spec, plain, {{"input.size(1) % groups == 0", size("input", 1) % value("groups") == 0}});
+  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, {transposed_input_channels(in)});
+  std::vector<Rule> transposed_rules = transposed_output_rules(in);
+  transposed_rules.insert(transposed_rules.begin(), transposed_output_channels());
+  // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
+  return add_rules(spec, transposed, transposed_rules)
+      .joint("bias.size(0) == weight.size(0), or weight.size(1) * groups when transposed (bias given)",
+             implies(!is_none("bias"), size("bias", 0) == ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0))));
+}
+
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding,
 //             int[] dilation, bool transposed, SymInt[] output_padding, int groups) -> Tensor
 Spec convolution() {
+  auto bfloat16 = deviation("convolution.bfloat16_not_transposed",
+      "a transposed convolution of bfloat16 is convolved as if not transposed: the kernel checks the channels of a "
+      "plain convolution (\"expected input[...] to have 6 channels\")",
+      "ops-fuzz sweep convolution.default --config contract,half --seed 0 --max 300");
   Spec spec = Spec("convolution.default")
-      .in(conv_input(Be(3, 5), 0, dilated_integral("convolution.default")))
+      .in(conv_input(Be(3, 5), 0, dilated_integral("convolution.default")).deps("transposed")
+            .dtype(Avoid(bfloat16, not_bfloat16_when_transposed())))
       .in(conv_weight(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); })))
-      .in(conv_bias_per_channel("convolution.default", BiasDtype::CastBySlowKernels))
+      .in(conv_bias("convolution.default", BiasDtype::CastBySlowKernels))
       .in(LengthList("stride").deps("input")
             .length(param_length("input")))
       .in(LengthList("padding").deps("input")
             .length(param_length("input")))
       .in(LengthList("dilation").deps("input")
             .length(param_length("input")))
-      .in(Bool("transposed")
-            .value(Scope(Eq(false))))
+      .in(Bool("transposed"))
       .in(LengthList("output_padding").deps("input")
             .length(param_length("input"))
             .value(Ge(0)))
       .in(Int("groups").deps("input"));
-  return conv_rules(spec, leading_channels());
+  return convolution_rules(spec);
 }
 
 // A parameter list of a convolution over n spatial dims: one value for all, or one per dim.
@@ -441,10 +469,7 @@ ArgSpec backward_input(const BackwardDeviations& d) {
                 [](const Ctx& c) { return asks(c, 0) || asks(c, 1); }, d.unconvolved, "output_mask[0] or output_mask[1]",
                 "neither output_mask[0] nor output_mask[1]");
   return std::move(input.dtype(Unchecked(d.dilated_int64, NotIn(std::vector{S::Long})))
-      .dtype(Avoid(d.bfloat16, NotIn("{bfloat16} when transposed", [](const Ctx& c) -> std::optional<std::vector<S>> {
-        if (!c.as_int("transposed")) return std::nullopt;
-        return std::vector{S::BFloat16};
-      })))
+      .dtype(Avoid(d.bfloat16, not_bfloat16_when_transposed()))
       .rank(Be(3, 5))
       .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
         return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;

@@ -122,7 +122,7 @@ TEST(SpecLabels, InvalidConvolutionSamplesCarryReadableLabels) {
   for (const auto& s : generate(*find_spec("convolution.default"), Config{}, Validity::Invalid, 400, 0))
     seen.insert(s.violated);
   EXPECT_TRUE(seen.count("input.rank in [3, 5]"));
-  EXPECT_TRUE(seen.count("weight.size(1) * groups == input.size(1)"));
+  EXPECT_TRUE(seen.count("weight.size(1) * groups == input.size(1) (not transposed)"));
   EXPECT_TRUE(seen.count("len(stride) in {1, input.rank - 2}"));
 }
 
