@@ -390,9 +390,8 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   // A first model, the same for every tuple of this task: later ones follow the choices.
   if (fresh && !oracle_->solve(-1, {}, pt.first_model)) pt.first_model.clear();
   if (pt.first_model.empty()) return;  // no model at all: the first choice dead-ends
-  witness_.reset(n);
-  for (int s : problem_.used_slots()) witness_.set(s, pt.first_model[static_cast<size_t>(s)]);
-  have_witness_ = true;
+  set_witness(pt.first_model, pt.on_first_model.empty() ? nullptr : &pt.on_first_model);
+  if (pt.on_first_model.empty()) pt.on_first_model = on_witness_;
 }
 
 int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const {
@@ -452,24 +451,43 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
 bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
   std::vector<int64_t> model;
   if (!oracle_->solve(slot, allowed, model)) return false;
+  set_witness(model);
+  return true;
+}
+
+void JointSolver::set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations) {
   witness_.reset(static_cast<size_t>(problem_.slot_count()));
   for (int s : problem_.used_slots()) witness_.set(s, model[static_cast<size_t>(s)]);
   have_witness_ = true;
-  return true;
+  if (evaluations) {
+    on_witness_ = *evaluations;
+    return;
+  }
+  on_witness_.resize(task_->active.size());
+  for (size_t k = 0; k < task_->active.size(); ++k) on_witness_[k].run(problem_, task_->active[k]->program, witness_);
+}
+
+void JointSolver::witness_changed(int slot) {
+  for (int k : task_->by_slot[static_cast<size_t>(slot)])
+    on_witness_[static_cast<size_t>(k)].rerun(problem_, task_->active[static_cast<size_t>(k)]->program, witness_,
+                                              task_->active[static_cast<size_t>(k)]->readers_of(slot));
 }
 
 bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
   if (!oracle_) return true;
   if (!have_witness_) return false;
-  return try_value(slot, v, rng, getenv("THOR") != nullptr);
+  return try_value(slot, v, rng, false);
 }
 
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
-  if (witness_.values[static_cast<size_t>(slot)] == v) return true;  // the witness completes it
+  auto& value = witness_.values[static_cast<size_t>(slot)];
+  if (value == v) return true;  // the witness completes it
   std::vector<int64_t> old = witness_.values;
-  witness_.values[static_cast<size_t>(slot)] = v;
+  value = v;
+  witness_changed(slot);
   if (repair(slot, rng, thorough)) return true;
   witness_.values = std::move(old);
+  for (int s : changed_) witness_changed(s);
   return false;
 }
 
@@ -481,78 +499,74 @@ bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
 bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
   constexpr int kMoves = 8;
   // The witness held before `slot` changed: only instances reading a changed slot can break.
-  std::vector<int> changed{slot};
+  changed_.assign(1, slot);
   for (int move = 0;; ++move) {
-    const JointProblem::Instance* broken = nullptr;
-    for (size_t c = 0; c < changed.size() && !broken; ++c)
-      for (int k : task_->by_slot[static_cast<size_t>(changed[c])]) {
-        const auto* in = task_->active[static_cast<size_t>(k)];
-        if (problem_.eval(in->program, witness_) != 1) { broken = in; break; }
-      }
-    if (!broken) return true;
+    int broken = -1;
+    for (size_t c = 0; c < changed_.size() && broken < 0; ++c)
+      for (int k : task_->by_slot[static_cast<size_t>(changed_[c])])
+        if (on_witness_[static_cast<size_t>(k)].result() != 1) { broken = k; break; }
+    if (broken < 0) return true;
     if (move == kMoves) return false;
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
     // others (values in random order; none broken ends the scan). Values that leave it broken
     // are not counted: most are, for products and divisibility. When that slot cannot mend it
     // alone, the search ends (trying the others cost more than it found), unless it is thorough.
-    std::vector<int> free = free_slots(*broken, slot);
+    std::vector<int> free = free_slots(broken, slot);
     int s = -1;
     while (!free.empty() && s < 0) {
       size_t k = rng.index(free.size());
-      if (mend(*broken, free[k], rng)) s = free[k];
+      if (mend(broken, free[k], rng)) s = free[k];
       else if (thorough) free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
       else break;
     }
     if (s < 0) return false;
-    if (std::find(changed.begin(), changed.end(), s) == changed.end()) changed.push_back(s);
+    if (std::find(changed_.begin(), changed_.end(), s) == changed_.end()) changed_.push_back(s);
   }
 }
 
 // Not fixed, narrow, and read by the broken instance as the witness stands: unknown, it leaves
 // the instance undecided (a size past the rank is not read).
-std::vector<int> JointSolver::free_slots(const JointProblem::Instance& broken, int changed) {
+std::vector<int> JointSolver::free_slots(int broken, int changed) {
   std::vector<int> free;
-  Evaluation& e = scratch_.empty() ? scratch_.emplace_back() : scratch_[0];
-  e.run(problem_, broken.program, witness_);
-  for (int s : broken.slots) {
+  const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
+  Evaluation& e = on_witness_[static_cast<size_t>(broken)];
+  for (int s : in.slots) {
     if (s == changed || fixed_.known[static_cast<size_t>(s)] || task_->movable[static_cast<size_t>(s)].empty()) continue;
     auto& known = witness_.known[static_cast<size_t>(s)];
-    const std::vector<int>& readers = broken.readers_of(s);
+    const std::vector<int>& readers = in.readers_of(s);
     known = 0;
-    e.rerun(problem_, broken.program, witness_, readers);
+    e.rerun(problem_, in.program, witness_, readers);
     if (!e.result()) free.push_back(s);
     known = 1;
-    e.rerun(problem_, broken.program, witness_, readers);
+    e.rerun(problem_, in.program, witness_, readers);
   }
   return free;
 }
 
-// The instances reading `s` are evaluated once, then again only where `s` changes them.
-bool JointSolver::mend(const JointProblem::Instance& broken, int s, Rng& rng) {
+// Each value is evaluated again only where `s` changes the instances reading it.
+bool JointSolver::mend(int broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
-  const auto& others = task_->by_slot[static_cast<size_t>(s)];
-  if (scratch_.size() < others.size() + 1) scratch_.resize(others.size() + 1);
-  std::vector<uint8_t> ran(others.size() + 1, 0);
-  auto holds = [&](size_t k, const JointProblem::Instance& in) {
-    if (ran[k]) scratch_[k].rerun(problem_, in.program, witness_, in.readers_of(s));
-    else scratch_[k].run(problem_, in.program, witness_), ran[k] = 1;
-    return scratch_[k].result() == 1;
+  const auto& readers = task_->by_slot[static_cast<size_t>(s)];  // broken among them
+  auto holds = [&](int k) {
+    Evaluation& e = on_witness_[static_cast<size_t>(k)];
+    const auto* in = task_->active[static_cast<size_t>(k)];
+    e.rerun(problem_, in->program, witness_, in->readers_of(s));
+    return e.result() == 1;
   };
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     value = values[(start + k) % values.size()];
-    if (!holds(others.size(), broken)) continue;
+    if (!holds(broken)) continue;
     int n = 0;
-    for (size_t o = 0; o < others.size(); ++o) {
-      const auto* in = task_->active[static_cast<size_t>(others[o])];
-      if (in != &broken && (n += !holds(o, *in)) >= best) break;
-    }
+    for (int o : readers)
+      if (o != broken && (n += !holds(o)) >= best) break;
     if (n < best) best = n, chosen = value;
   }
   value = chosen;
+  witness_changed(s);
   return best != std::numeric_limits<int>::max();
 }
 

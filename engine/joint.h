@@ -180,10 +180,13 @@ class JointSolver {
   bool try_value(int slot, int64_t v, Rng& rng, bool thorough);
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
-  bool mend(const JointProblem::Instance& broken, int s, Rng& rng);
-  // The slots of `broken` that the local search may move to mend it.
-  std::vector<int> free_slots(const JointProblem::Instance& broken, int changed);
+  bool mend(int broken, int s, Rng& rng);
+  // The slots of `broken` (an active instance) that the local search may move to mend it.
+  std::vector<int> free_slots(int broken, int changed);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
+  // `evaluations`: the active instances' on that model, when known.
+  void set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations = nullptr);
+  void witness_changed(int slot);  // brings on_witness_ up to date
 
   JointProblem problem_;
   std::unique_ptr<JointOracle> oracle_;
@@ -195,13 +198,15 @@ class JointSolver {
     std::vector<VariableSpace> domains;  // by slot
     std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
     std::vector<int64_t> first_model;    // empty: none
+    std::vector<Evaluation> on_first_model;  // by active instance
     std::vector<const JointProblem::Instance*> active;  // the instances in force
     std::vector<Evaluation> unknown;  // by active instance: on an assignment with no slot known
     std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
   };
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
-  std::vector<Evaluation> scratch_;  // one per instance that a loop evaluates side by side
+  std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
+  std::vector<int> changed_;  // the slots the last repair moved
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   const PerTask* task_ = nullptr;
 };
