@@ -418,8 +418,9 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   // space is enumerated only when some instance is still undecided.
   auto& known = fixed_.known[static_cast<size_t>(slot)];
   auto& value = fixed_.values[static_cast<size_t>(slot)];
-  std::vector<Value> values;
-  std::vector<uint8_t> ruled_out;
+  thread_local std::vector<int64_t> values;
+  thread_local std::vector<uint8_t> ruled_out;
+  values.clear();
   for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
     Evaluation& e = forward_[static_cast<size_t>(k)];
     if (e.result()) continue;
@@ -432,10 +433,10 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
     };
     bool decides = with(as_int(*lo)).has_value() || with(as_int(*hi)).has_value();
     if (decides) {
-      if (values.empty()) values = space.enumerate(static_cast<size_t>(n)), ruled_out.assign(values.size(), 0);
+      if (values.empty()) space.enumerate_ints(static_cast<size_t>(n), values), ruled_out.assign(values.size(), 0);
       bool rules_out = false;
       for (size_t k = 0; k < values.size(); ++k)
-        if (!ruled_out[k] && with(as_int(values[k])) == 0) ruled_out[k] = 1, rules_out = true;
+        if (!ruled_out[k] && with(values[k]) == 0) ruled_out[k] = 1, rules_out = true;
       const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
       if (rules_out && std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
     }
@@ -444,7 +445,7 @@ void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string
   }
   std::vector<Value> out;
   for (size_t k = 0; k < values.size(); ++k)
-    if (ruled_out[k]) out.push_back(values[k]);
+    if (ruled_out[k]) out.push_back(coerce(space.type(), Value(values[k])));
   if (!out.empty()) space.not_in(out);
 }
 
