@@ -335,20 +335,30 @@ void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count,
 bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
   constexpr int kDraws = 4;  // drawn values tried before the oracle is asked for one
   std::vector<std::string> labels;
-  joint_.narrow(slot, space, labels);
-  bool ok = !space.empty();
+  joint_.open(slot, space);
+  // A value that some instance rules out leaves `space` and `from`; false when none is left.
+  auto draw_allowed = [&](VariableSpace& from, auto&& pick) {
+    while (!from.empty()) {
+      out = pick();
+      const std::string* label = joint_.rules_out(slot, as_int(out));
+      if (!label) return true;
+      if (std::find(labels.begin(), labels.end(), *label) == labels.end()) labels.push_back(*label);
+      space.ne(out);
+      if (&from != &space) from.ne(out);
+    }
+    return false;
+  };
+  bool ok = draw_allowed(space, [&] { return draw(a, space); });
   if (ok) {
     VariableSpace untried = space;
-    out = draw(a, space);
     for (int tries = 1; !joint_.completes(slot, as_int(out), *rng_); ++tries) {
       untried.ne(out);
-      if (untried.empty() || tries == kDraws) {  // the oracle decides, over the whole space
-        auto v = joint_.any(slot, space, *rng_);
+      if (tries == kDraws || !draw_allowed(untried, [&] { return attrs_.pick(untried, *rng_); })) {
+        auto v = joint_.any(slot, space, *rng_);  // the oracle decides, over the whole space
         ok = v.has_value();
         if (ok) out = coerce(space.type(), Value(*v));
         break;
       }
-      out = attrs_.pick(untried, *rng_);
     }
   }
   if (!ok) {

@@ -409,44 +409,31 @@ int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const
   return -1;
 }
 
-void JointSolver::narrow(int slot, VariableSpace& space, std::vector<std::string>& labels) {
+void JointSolver::open(int slot, const VariableSpace& space) {
+  open_.clear();
   int64_t n = space.size();
   auto lo = space.min(), hi = space.max();
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo || !lo || !hi) return;
-  // An instance already decided without this slot stays decided whatever its value; one that
-  // this slot's ends leave undecided waits for later slots (the look-ahead covers it). The
-  // space is enumerated only when some instance is still undecided.
-  auto& known = fixed_.known[static_cast<size_t>(slot)];
-  auto& value = fixed_.values[static_cast<size_t>(slot)];
-  thread_local std::vector<int64_t> values;
-  thread_local std::vector<uint8_t> ruled_out;
-  values.clear();
-  for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
-    Evaluation& e = forward_[static_cast<size_t>(k)];
-    if (e.result()) continue;
-    const JointProblem::Instance* in = task_->active[static_cast<size_t>(k)];
-    const std::vector<int>& readers = in->readers_of(slot);
-    auto with = [&](int64_t v) {
-      known = 1, value = v;
-      e.rerun(problem_, in->program, fixed_, readers);
-      return e.result();
-    };
-    bool decides = with(as_int(*lo)).has_value() || with(as_int(*hi)).has_value();
-    if (decides) {
-      if (values.empty()) space.enumerate_ints(static_cast<size_t>(n), values), ruled_out.assign(values.size(), 0);
-      bool rules_out = false;
-      for (size_t k = 0; k < values.size(); ++k)
-        if (!ruled_out[k] && with(values[k]) == 0) ruled_out[k] = 1, rules_out = true;
-      const auto& label = problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
-      if (rules_out && std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
-    }
-    known = 0;
-    e.rerun(problem_, in->program, fixed_, readers);
-  }
-  std::vector<Value> out;
-  for (size_t k = 0; k < values.size(); ++k)
-    if (ruled_out[k]) out.push_back(coerce(space.type(), Value(values[k])));
-  if (!out.empty()) space.not_in(out);
+  for (int k : task_->by_slot[static_cast<size_t>(slot)])
+    if (!forward_[static_cast<size_t>(k)].result() && (with(k, slot, as_int(*lo)) || with(k, slot, as_int(*hi))))
+      open_.push_back(k);
+}
+
+// The evaluations of instance k on the fixed values and `slot` = v, which fix(slot, ...) replaces:
+// until then, k's evaluation does not stand for the fixed values.
+std::optional<int64_t> JointSolver::with(int k, int slot, int64_t v) {
+  fixed_.set(slot, v);
+  Evaluation& e = forward_[static_cast<size_t>(k)];
+  const auto* in = task_->active[static_cast<size_t>(k)];
+  e.rerun(problem_, in->program, fixed_, in->readers_of(slot));
+  fixed_.known[static_cast<size_t>(slot)] = 0;
+  return e.result();
+}
+
+const std::string* JointSolver::rules_out(int slot, int64_t v) {
+  for (int k : open_)
+    if (with(k, slot, v) == 0) return &problem_.spec().joints()[static_cast<size_t>(task_->active[static_cast<size_t>(k)]->constraint)].label;
+  return nullptr;
 }
 
 bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {

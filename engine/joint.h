@@ -155,9 +155,13 @@ class JointSolver {
   void begin(const Task& task, Rng& rng);
   // The slot that engine variable is, or -1 when no joint constraint reads it.
   int slot(int arg, ArgType type, Attribute a, int64_t element) const;
-  // Removes from `space` the values some instance rules out; the labels of those instances
-  // go to `labels`. Spaces too large to enumerate are left alone.
-  void narrow(int slot, VariableSpace& space, std::vector<std::string>& labels);
+  // Forward checking, one drawn value at a time: open(slot, space) finds the instances that may
+  // rule out values of `slot` (undecided by the fixed values, decided at an end of the space; the
+  // others wait for later slots, and the look-ahead covers them; spaces too large to enumerate
+  // are left alone), rules_out(slot, v) names the one that rules out v, or nullptr. Call fix(slot,
+  // ...) or begin() after them.
+  void open(int slot, const VariableSpace& space);
+  const std::string* rules_out(int slot, int64_t v);
   // Whether `slot` = v is known to keep a completion: a local search found one (always true
   // without an oracle). False proves nothing; `any` asks the oracle.
   bool completes(int slot, int64_t v, Rng& rng);
@@ -184,6 +188,7 @@ class JointSolver {
   // The slots of `broken` (an active instance) that the local search may move to mend it.
   std::vector<int> free_slots(int broken, int changed);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
+  std::optional<int64_t> with(int k, int slot, int64_t v);
   // `evaluations`: the active instances' on that model, when known.
   void set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations = nullptr);
   void witness_changed(int slot);  // brings on_witness_ up to date
@@ -205,6 +210,7 @@ class JointSolver {
   };
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
+  std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
   std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
   std::vector<int> changed_;  // the slots the last repair moved
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
