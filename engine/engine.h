@@ -132,8 +132,8 @@ class MetaArgEngine {
   const VariableSpace* space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                                  VariableSpace& buffer);
   bool solve_tensor(TensorMeta& t, int64_t count, bool optional_entry);
-  // For a variable that joint constraints read: narrows its space, then settles `out` on a
-  // value that keeps them satisfiable, and fixes it.
+  // For a variable that joint constraints read: settles `out` on a value of `space` that keeps
+  // them satisfiable (the values they rule out leave `space`), and fixes it.
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);

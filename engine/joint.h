@@ -2,12 +2,14 @@
 // limits, into instances over integer variables ("slots": one per attribute of an argument,
 // one per dim or entry). The engine still chooses one variable at a time, in dependency order;
 // JointSolver
-//   - narrows each variable's space to the values no instance already rules out (forward
-//     checking, by partial evaluation), and
+//   - takes no value that an instance already rules out (forward checking, by partial
+//     evaluation, of the values drawn), and
 //   - with an oracle (Z3), accepts a value only if the whole system still has a solution, so no
 //     later variable is left without a value (look-ahead). It keeps the last solution (the
 //     witness) and repairs it by local search; Z3 is asked only when that fails. Without an
 //     oracle, a tuple that breaks a joint constraint is found at the end and retried.
+// Each instance's evaluation is kept, on the fixed values and on the witness: a changed slot
+// re-evaluates only the nodes that depend on it.
 #pragma once
 
 #include "argtypes/rng.h"
