@@ -81,7 +81,7 @@ class JointProblem {
     int constraint;          // index into spec.joints()
     std::vector<int> slots;  // the slots it may read, ascending
     std::vector<std::vector<int>> readers;  // by position in `slots`: the nodes that depend on it
-    const std::vector<int>& readers_of(int slot) const;
+    const std::vector<int>& readers_of(int slot) const;  // a slot it reads
   };
   bool empty() const { return spec_.joints().empty(); }
   const Spec& spec() const { return spec_; }
@@ -190,6 +190,8 @@ class JointSolver {
   // The slots of `broken` (an active instance) that the local search may move to mend it.
   std::vector<int> free_slots(int broken, int changed);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
+  // Active instance k's value on the fixed values and `slot` = v (its kept evaluation then
+  // stands for that value until fix(slot, ...) re-evaluates it).
   std::optional<int64_t> with(int k, int slot, int64_t v);
   // `evaluations`: the active instances' on that model, when known.
   void set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations = nullptr);

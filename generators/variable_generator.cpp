@@ -144,27 +144,15 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
     if (!boundaries_.empty()) return boundaries_[rng.index(boundaries_.size())];
     return space_.admits_nan() ? std::nan("") : space_.intervals().front().lo;
   }
-  const Interval* w = &windows_.front();
-  if (windows_.size() > 1 && (!is_int_ || total_ <= 0x1.0p16)) {
-    double r = bits * 0x1.0p-32 * total_;  // an offset into the windows laid end to end
-    for (const auto& x : windows_) {
-      double width = x.hi - x.lo + (is_int_ ? 1 : 0);
-      if (r < width) return is_int_ ? x.lo + std::floor(r) : x.lo + r;
-      r -= width;
-    }
-    return windows_.back().hi;
+  // An offset into the windows laid end to end: from the 32 bits when they are enough (floats,
+  // and at most 2^16 integers in all), else from a fresh draw.
+  double r = (!is_int_ || total_ <= 0x1.0p16 ? bits * 0x1.0p-32 : rng.uniform01()) * total_;
+  for (const auto& x : windows_) {
+    double width = x.hi - x.lo + (is_int_ ? 1 : 0);
+    if (r < width) return is_int_ ? x.lo + std::floor(r) : x.lo + r;
+    r -= width;
   }
-  if (windows_.size() > 1) {
-    double r = rng.uniform01() * total_;
-    for (const auto& x : windows_) {
-      w = &x;
-      double width = x.hi - x.lo + (is_int_ ? 1 : 0);
-      if (r < width) break;
-      r -= width;
-    }
-  }
-  if (is_int_) return static_cast<double>(rng.uniform_int(static_cast<int64_t>(w->lo), static_cast<int64_t>(w->hi)));
-  return rng.uniform_real(w->lo, w->hi);
+  return windows_.back().hi;
 }
 
 }  // namespace opsfuzz

@@ -68,8 +68,8 @@ class VariableGenerator {
   double draw_window(uint32_t bits, Rng& rng) const {
     return !is_int_ || span_ <= (uint64_t{1} << 16) ? from_bits(bits) : draw_window(rng);
   }
-  // A uniform draw over the windows, from 32 random bits when they are enough (floats, and at
-  // most 2^16 integers in all), as draw_window does for a single window.
+  // A uniform draw over several windows (a single one is draw_window's), or a boundary when the
+  // space is not an interval or nothing of it lies near 0.
   double uniform(uint32_t bits, Rng& rng);
   void set_mixture();
   double nearest(double v) const;  // the member of the space closest to v
