@@ -499,36 +499,40 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
     // others (values in random order; none broken ends the scan). Values that leave it broken
     // are not counted: most are, for products and divisibility. When that slot cannot mend it
     // alone, the search ends (trying the others cost more than it found), unless it is thorough.
-    std::vector<int> free = free_slots(broken, slot);
+    // Candidates are drawn at random and kept when free: the same choice as among the free slots,
+    // without testing them all.
+    const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
+    std::vector<int> candidates;
+    for (int c : in.slots)
+      if (c != slot && !fixed_.known[static_cast<size_t>(c)] && !task_->movable[static_cast<size_t>(c)].empty())
+        candidates.push_back(c);
     int s = -1;
-    while (!free.empty() && s < 0) {
-      size_t k = rng.index(free.size());
-      if (mend(broken, free[k], rng)) s = free[k];
-      else if (thorough) free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
-      else break;
+    while (!candidates.empty() && s < 0) {
+      size_t k = rng.index(candidates.size());
+      int c = candidates[k];
+      candidates[k] = candidates.back(), candidates.pop_back();
+      if (!is_free(broken, c)) continue;
+      if (mend(broken, c, rng)) s = c;
+      else if (!thorough) break;
     }
     if (s < 0) return false;
     if (std::find(changed_.begin(), changed_.end(), s) == changed_.end()) changed_.push_back(s);
   }
 }
 
-// Not fixed, narrow, and read by the broken instance as the witness stands: unknown, it leaves
-// the instance undecided (a size past the rank is not read).
-std::vector<int> JointSolver::free_slots(int broken, int changed) {
-  std::vector<int> free;
+// Whether the broken instance reads slot s as the witness stands: unknown, it leaves the
+// instance undecided (a size past the rank is not read).
+bool JointSolver::is_free(int broken, int s) {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
   Evaluation& e = on_witness_[static_cast<size_t>(broken)];
-  for (int s : in.slots) {
-    if (s == changed || fixed_.known[static_cast<size_t>(s)] || task_->movable[static_cast<size_t>(s)].empty()) continue;
-    auto& known = witness_.known[static_cast<size_t>(s)];
-    const std::vector<int>& readers = in.readers_of(s);
-    known = 0;
-    e.rerun(problem_, in.program, witness_, readers);
-    if (!e.result()) free.push_back(s);
-    known = 1;
-    e.rerun(problem_, in.program, witness_, readers);
-  }
-  return free;
+  auto& known = witness_.known[static_cast<size_t>(s)];
+  const std::vector<int>& readers = in.readers_of(s);
+  known = 0;
+  e.rerun(problem_, in.program, witness_, readers);
+  bool undecided = !e.result();
+  known = 1;
+  e.rerun(problem_, in.program, witness_, readers);
+  return undecided;
 }
 
 // Each value is evaluated again only where `s` changes the instances reading it.

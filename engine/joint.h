@@ -187,8 +187,8 @@ class JointSolver {
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(int broken, int s, Rng& rng);
-  // The slots of `broken` (an active instance) that the local search may move to mend it.
-  std::vector<int> free_slots(int broken, int changed);
+  // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
+  bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
   // Active instance k's value on the fixed values and `slot` = v (its kept evaluation then
   // stands for that value until fix(slot, ...) re-evaluates it).
