@@ -411,12 +411,10 @@ int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const
 
 void JointSolver::open(int slot, const VariableSpace& space) {
   open_.clear();
-  int64_t n = space.size();
-  auto lo = space.min(), hi = space.max();
-  if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo || !lo || !hi) return;
+  int64_t n = space.size();  // a larger space could take as many draws
+  if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   for (int k : task_->by_slot[static_cast<size_t>(slot)])
-    if (!forward_[static_cast<size_t>(k)].result() && (with(k, slot, as_int(*lo)) || with(k, slot, as_int(*hi))))
-      open_.push_back(k);
+    if (!forward_[static_cast<size_t>(k)].result()) open_.push_back(k);
 }
 
 // The evaluations of instance k on the fixed values and `slot` = v, which fix(slot, ...) replaces:

@@ -158,10 +158,9 @@ class JointSolver {
   // The slot that engine variable is, or -1 when no joint constraint reads it.
   int slot(int arg, ArgType type, Attribute a, int64_t element) const;
   // Forward checking, one drawn value at a time: open(slot, space) finds the instances that may
-  // rule out values of `slot` (undecided by the fixed values, decided at an end of the space; the
-  // others wait for later slots, and the look-ahead covers them; spaces too large to enumerate
-  // are left alone), rules_out(slot, v) names the one that rules out v, or nullptr. Call fix(slot,
-  // ...) or begin() after them.
+  // rule out values of `slot` (those the fixed values leave undecided; none for a space too
+  // large to draw from until empty), rules_out(slot, v) names the one that rules out v, or
+  // nullptr. Call fix(slot, ...) or begin() after them.
   void open(int slot, const VariableSpace& space);
   const std::string* rules_out(int slot, int64_t v);
   // Whether `slot` = v is known to keep a completion: a local search found one (always true
