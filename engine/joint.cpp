@@ -410,7 +410,7 @@ int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const
 }
 
 void JointSolver::open(int slot, const VariableSpace& space) {
-  open_.clear();
+  open_.clear(), checked_ = {-1, 0};
   int64_t n = space.size();  // a larger space could take as many draws
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   for (int k : task_->by_slot[static_cast<size_t>(slot)])
@@ -429,8 +429,10 @@ std::optional<int64_t> JointSolver::with(int k, int slot, int64_t v) {
 }
 
 const std::string* JointSolver::rules_out(int slot, int64_t v) {
+  checked_ = {-1, 0};
   for (int k : open_)
     if (with(k, slot, v) == 0) return &problem_.spec().joints()[static_cast<size_t>(task_->active[static_cast<size_t>(k)]->constraint)].label;
+  checked_ = {slot, v};
   return nullptr;
 }
 
@@ -585,7 +587,14 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
 
 void JointSolver::fix(int slot, int64_t v) {
   fixed_.set(slot, v);
+  // The open instances (a subsequence of by_slot) stand for v already when it was the last checked.
+  const bool checked = checked_ == std::pair<int, int64_t>{slot, v};
+  size_t next_open = 0;
   for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
+    if (checked && next_open < open_.size() && open_[next_open] == k) {
+      ++next_open;
+      continue;
+    }
     const auto* in = task_->active[static_cast<size_t>(k)];
     forward_[static_cast<size_t>(k)].rerun(problem_, in->program, fixed_, in->readers_of(slot));
   }

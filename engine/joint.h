@@ -214,6 +214,7 @@ class JointSolver {
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
+  std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
   std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
   std::vector<int> changed_;  // the slots the last repair moved
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
