@@ -470,11 +470,11 @@ bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   auto& value = witness_.values[static_cast<size_t>(slot)];
   if (value == v) return true;  // the witness completes it
-  std::vector<int64_t> old = witness_.values;
+  saved_ = witness_.values;
   value = v;
   witness_changed(slot);
   if (repair(slot, rng, thorough)) return true;
-  witness_.values = std::move(old);
+  witness_.values = saved_;
   for (int s : changed_) witness_changed(s);
   return false;
 }
@@ -502,7 +502,8 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
     // Candidates are drawn at random and kept when free: the same choice as among the free slots,
     // without testing them all.
     const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
-    std::vector<int> candidates;
+    std::vector<int>& candidates = candidates_;
+    candidates.clear();
     for (int c : in.slots)
       if (c != slot && !fixed_.known[static_cast<size_t>(c)] && !task_->movable[static_cast<size_t>(c)].empty())
         candidates.push_back(c);

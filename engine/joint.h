@@ -217,6 +217,8 @@ class JointSolver {
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
   std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
   std::vector<int> changed_;  // the slots the last repair moved
+  std::vector<int64_t> saved_;  // the witness before a value was tried
+  std::vector<int> candidates_;  // the slots a move of the repair may take
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   const PerTask* task_ = nullptr;
 };
