@@ -401,7 +401,7 @@ Spec grid_sampler_2d() {
 
 // Where convolution_backward's kernel departs from its contract.
 struct BackwardDeviations {
-  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed;
+  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed, weight_layout;
 };
 BackwardDeviations backward_deviations() {
   auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300) {
@@ -441,6 +441,10 @@ BackwardDeviations backward_deviations() {
           "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
           "other one for the gradient of input alone",
           "--invalid --config contract,half"),
+      deviation("convolution_backward.weight_layout",
+                "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous "
+                "in neither format (\"slow_conv2d: grad_weight must be contiguous\")",
+                "ops-fuzz sweep convolution_backward.default --config contract,permuted --seed 2026 --index 152"),
   };
 }
 
@@ -500,7 +504,8 @@ Spec convolution_backward() {
       })));
   ArgSpec weight = Tensor("weight").deps("input", "output_mask");
   backward_dtype(weight, [](const Ctx& c) { return asks(c, 0) && convolves(c); }, d.weight_dtype, d.mixed,
-                 "output_mask[0], input.size(0) and input.size(1) > 0", "not output_mask[0], or input.size(0) or input.size(1) is 0");
+                 "output_mask[0], input.size(0) and input.size(1) > 0", "not output_mask[0], or input.size(0) or input.size(1) is 0")
+      .contiguous(d.weight_layout);
   Spec spec = Spec("convolution_backward.default")
       .in(grad_output)
       .in(backward_input(d))
