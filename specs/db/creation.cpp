@@ -129,8 +129,16 @@ bool integral_dtype(const Ctx& c) { return !c.is_none("dtype") && is_integral(*t
 //        bool? pin_memory=None) -> Tensor: [0, end) by 1.
 Spec arange() {
   return factory(Spec("arange.default")
-      .in(Scalar("end")
-            .value(Named("end >= 0 (the sign of the step, 1)", Ge(0)))),
+      .in(Scalar("end").deps("dtype")
+            // With an integral dtype end is truncated first: (-1, 0) ends where 0 does.
+            .value(Named("end >= 0 (the sign of the step, 1)", Ge("0 unless dtype is integral", [](const Ctx& c) -> std::optional<double> {
+              if (integral_dtype(c)) return std::nullopt;
+              return 0.0;
+            })))
+            .value(Named("end > -1 when dtype is integral (end is truncated)", Gt("-1 when dtype is integral", [](const Ctx& c) -> std::optional<double> {
+              if (integral_dtype(c)) return -1.0;
+              return std::nullopt;
+            })))),
       arange_dtype());
 }
 
