@@ -335,6 +335,7 @@ void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count,
 bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
   constexpr int kDraws = 4;  // drawn values tried before the oracle is asked for one
   std::vector<std::string> labels;
+  joint_.narrow(slot, space);
   joint_.open(slot, space);
   // A value that some instance rules out leaves `space` and `from`; false when none is left.
   auto draw_allowed = [&](VariableSpace& from, auto&& pick) {

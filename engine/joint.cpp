@@ -108,6 +108,12 @@ int JointProblem::raw_slot(JointAttr a, int arg, int64_t index) const {
   }
 }
 
+int JointProblem::count_of(int entry) const {
+  int64_t k = entry % block_ - kHeaderSlots;
+  if (k < 0) return -1;
+  return raw_slot(k < cfg_.limits.max_rank ? JointAttr::Rank : JointAttr::Length, arg_of(entry), -1);
+}
+
 int JointProblem::slot(JointAttr a, int arg, int64_t index) const {
   int s = raw_slot(a, arg, index);
   return s >= 0 && is_used_[static_cast<size_t>(s)] ? s : -1;
@@ -373,6 +379,9 @@ void JointSolver::begin(const Task& task, Rng& rng) {
       else if (problem_.in_force(static_cast<int>(k)))
         for (const auto& in : problem_.instances(static_cast<int>(k))) pt.active.push_back(&in);
     }
+    pt.drawn.resize(n);
+    for (const auto* in : pt.active)
+      if (in->constraint != negated_) narrow(pt, *in);
     pt.by_slot.resize(n);
     pt.unknown.resize(pt.active.size());
     Assignment none;
@@ -392,6 +401,27 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   if (pt.first_model.empty()) return;  // no model at all: the first choice dead-ends
   set_witness(pt.first_model, pt.on_first_model.empty() ? nullptr : &pt.on_first_model);
   if (pt.on_first_model.empty()) pt.on_first_model = on_witness_;
+}
+
+void JointSolver::narrow(PerTask& pt, const JointProblem::Instance& in) {
+  int s = in.slots.back(), count = problem_.count_of(s);  // a count's slot precedes its entries'
+  if (in.slots.size() > 2 || (in.slots.size() == 2 && in.slots[0] != count)) return;
+  const std::vector<int64_t>& values = pt.movable[static_cast<size_t>(s)];
+  if (values.empty()) return;  // too many to try
+  Assignment a;
+  a.reset(static_cast<size_t>(problem_.slot_count()));
+  if (count >= 0) a.set(count, problem_.hi(count));  // the entry is read
+  std::optional<VariableSpace>& drawn = pt.drawn[static_cast<size_t>(s)];
+  for (int64_t v : values) {
+    a.set(s, v);
+    if (problem_.eval(in.program, a) != 0) continue;
+    if (!drawn) drawn = pt.domains[static_cast<size_t>(s)];
+    drawn->ne(coerce(drawn->type(), Value(v)));
+  }
+}
+
+void JointSolver::narrow(int slot, VariableSpace& space) const {
+  if (const auto& drawn = task_->drawn[static_cast<size_t>(slot)]) space.intersect(*drawn);
 }
 
 int JointSolver::slot(int arg, ArgType type, Attribute a, int64_t element) const {

@@ -94,6 +94,7 @@ class JointProblem {
   int64_t hi(int slot) const { return hi_[static_cast<size_t>(slot)]; }
   const std::vector<int>& used_slots() const { return used_; }
   int64_t bound(JointAttr count) const;  // the most dims (Rank) or entries (Length)
+  int count_of(int entry) const;  // the Rank or Length slot of a Size or Elem slot; else -1
   // Whether constraint k holds in every tuple (a deviation's Avoid is off under the contract).
   bool in_force(int k) const { return spec_.joints()[static_cast<size_t>(k)].applies(cfg_.contract); }
   // The instances of constraint k: one per index of a top-level `all`, else the term itself.
@@ -162,6 +163,8 @@ class JointSolver {
   // large to draw from until empty), rules_out(slot, v) names the one that rules out v, or
   // nullptr. Call fix(slot, ...) or begin() after them.
   void open(int slot, const VariableSpace& space);
+  // Leaves out of `space` the values that an instance reading `slot` alone breaks.
+  void narrow(int slot, VariableSpace& space) const;
   const std::string* rules_out(int slot, int64_t v);
   // Whether `slot` = v is known to keep a completion: a local search found one (always true
   // without an oracle). False proves nothing; `any` asks the oracle.
@@ -210,7 +213,13 @@ class JointSolver {
     std::vector<const JointProblem::Instance*> active;  // the instances in force
     std::vector<Evaluation> unknown;  // by active instance: on an assignment with no slot known
     std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
+    // By slot: its domain without the values that instances reading it alone break, when
+    // they break some (drawn from; the local search may still pass through them).
+    std::vector<std::optional<VariableSpace>> drawn;
   };
+  // Node consistency: an instance that reads one slot (an entry, and the count that says it is
+  // read) takes the values that break it out of the values drawn for the slot.
+  void narrow(PerTask& pt, const JointProblem::Instance& in);
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
