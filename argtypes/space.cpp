@@ -127,17 +127,6 @@ std::vector<Value> VariableSpace::enumerate(size_t limit) const {
   return out;
 }
 
-void VariableSpace::enumerate_ints(size_t limit, std::vector<int64_t>& out) const {
-  out.clear();
-  if (!interval_ || !is_int()) {
-    for (const Value& v : enumerate(limit)) out.push_back(as_int(v));
-    return;
-  }
-  for (const auto& i : intervals_)
-    if (std::isfinite(i.lo) && std::isfinite(i.hi))
-      for (double v = i.lo; v <= i.hi && out.size() < limit; ++v) out.push_back(static_cast<int64_t>(v));
-}
-
 std::optional<double> VariableSpace::min() const {
   if (interval_) return intervals_.empty() ? std::nullopt : std::optional(intervals_.front().lo);
   if (cofinite_ || values_.empty() || !is_numeric(*values_.begin())) return std::nullopt;

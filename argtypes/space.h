@@ -44,9 +44,6 @@ class VariableSpace {
   int64_t size() const;
   // Finite members in order, at most `limit` of them.
   std::vector<Value> enumerate(size_t limit) const;
-  // The same as integers, into `out` (Int, Bool and other integral spaces; no allocation once
-  // `out` is large enough).
-  void enumerate_ints(size_t limit, std::vector<int64_t>& out) const;
   std::optional<double> min() const;  // numeric spaces
   std::optional<double> max() const;
 
