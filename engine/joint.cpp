@@ -381,7 +381,7 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     }
     pt.drawn.resize(n);
     for (const auto* in : pt.active)
-      if (in->constraint != negated_) narrow(pt, *in);
+      if (in->constraint != negated_) leave_out_broken_values(pt, *in);
     pt.by_slot.resize(n);
     pt.unknown.resize(pt.active.size());
     Assignment none;
@@ -403,7 +403,7 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   if (pt.on_first_model.empty()) pt.on_first_model = on_witness_;
 }
 
-void JointSolver::narrow(PerTask& pt, const JointProblem::Instance& in) {
+void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in) {
   int s = in.slots.back(), count = problem_.count_of(s);  // a count's slot precedes its entries'
   if (in.slots.size() > 2 || (in.slots.size() == 2 && in.slots[0] != count)) return;
   const std::vector<int64_t>& values = pt.movable[static_cast<size_t>(s)];
@@ -451,11 +451,9 @@ void JointSolver::open(int slot, const VariableSpace& space) {
 // until then, k's evaluation does not stand for the fixed values.
 std::optional<int64_t> JointSolver::with(int k, int slot, int64_t v) {
   fixed_.set(slot, v);
-  Evaluation& e = forward_[static_cast<size_t>(k)];
-  const auto* in = task_->active[static_cast<size_t>(k)];
-  e.rerun(problem_, in->program, fixed_, in->readers_of(slot));
+  rerun(forward_, k, fixed_, slot);
   fixed_.known[static_cast<size_t>(slot)] = 0;
-  return e.result();
+  return forward_[static_cast<size_t>(k)].result();
 }
 
 const std::string* JointSolver::rules_out(int slot, int64_t v) {
@@ -485,10 +483,13 @@ void JointSolver::set_witness(const std::vector<int64_t>& model, const std::vect
   for (size_t k = 0; k < task_->active.size(); ++k) on_witness_[k].run(problem_, task_->active[k]->program, witness_);
 }
 
+void JointSolver::rerun(std::vector<Evaluation>& evaluations, int k, const Assignment& a, int slot) const {
+  const JointProblem::Instance& in = *task_->active[static_cast<size_t>(k)];
+  evaluations[static_cast<size_t>(k)].rerun(problem_, in.program, a, in.readers_of(slot));
+}
+
 void JointSolver::witness_changed(int slot) {
-  for (int k : task_->by_slot[static_cast<size_t>(slot)])
-    on_witness_[static_cast<size_t>(k)].rerun(problem_, task_->active[static_cast<size_t>(k)]->program, witness_,
-                                              task_->active[static_cast<size_t>(k)]->readers_of(slot));
+  for (int k : task_->by_slot[static_cast<size_t>(slot)]) rerun(on_witness_, k, witness_, slot);
 }
 
 bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
@@ -554,15 +555,12 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
 // Whether the broken instance reads slot s as the witness stands: unknown, it leaves the
 // instance undecided (a size past the rank is not read).
 bool JointSolver::is_free(int broken, int s) {
-  const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
-  Evaluation& e = on_witness_[static_cast<size_t>(broken)];
   auto& known = witness_.known[static_cast<size_t>(s)];
-  const std::vector<int>& readers = in.readers_of(s);
   known = 0;
-  e.rerun(problem_, in.program, witness_, readers);
-  bool undecided = !e.result();
+  rerun(on_witness_, broken, witness_, s);
+  bool undecided = !on_witness_[static_cast<size_t>(broken)].result();
   known = 1;
-  e.rerun(problem_, in.program, witness_, readers);
+  rerun(on_witness_, broken, witness_, s);
   return undecided;
 }
 
@@ -572,10 +570,8 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
   const auto& readers = task_->by_slot[static_cast<size_t>(s)];  // broken among them
   auto holds = [&](int k) {
-    Evaluation& e = on_witness_[static_cast<size_t>(k)];
-    const auto* in = task_->active[static_cast<size_t>(k)];
-    e.rerun(problem_, in->program, witness_, in->readers_of(s));
-    return e.result() == 1;
+    rerun(on_witness_, k, witness_, s);
+    return on_witness_[static_cast<size_t>(k)].result() == 1;
   };
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
@@ -626,8 +622,7 @@ void JointSolver::fix(int slot, int64_t v) {
       ++next_open;
       continue;
     }
-    const auto* in = task_->active[static_cast<size_t>(k)];
-    forward_[static_cast<size_t>(k)].rerun(problem_, in->program, fixed_, in->readers_of(slot));
+    rerun(forward_, k, fixed_, slot);
   }
   if (oracle_) oracle_->fix(slot, v);
 }

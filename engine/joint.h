@@ -198,6 +198,8 @@ class JointSolver {
   // `evaluations`: the active instances' on that model, when known.
   void set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations = nullptr);
   void witness_changed(int slot);  // brings on_witness_ up to date
+  // Active instance k's evaluation in `evaluations` (on `a`), after `slot` changed there.
+  void rerun(std::vector<Evaluation>& evaluations, int k, const Assignment& a, int slot) const;
 
   JointProblem problem_;
   std::unique_ptr<JointOracle> oracle_;
@@ -219,7 +221,7 @@ class JointSolver {
   };
   // Node consistency: an instance that reads one slot (an entry, and the count that says it is
   // read) takes the values that break it out of the values drawn for the slot.
-  void narrow(PerTask& pt, const JointProblem::Instance& in);
+  void leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in);
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
