@@ -223,25 +223,38 @@ Emptiness grad_output_not_convolved() {
   return {!(asks(0) || asks(1)) || size("input", 0) == 0 || size("input", 1) == 0, kConvolved, kNotConvolved};
 }
 
+// The kinds of convolution that `transposed` chooses.
+const Kind kPlain{[] { return value("transposed") == 0; }, "not transposed"};
+const Kind kTransposed{[] { return value("transposed") != 0; }, "transposed"};
+// The output channels of either kind.
+Term out_channels() { return ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0)); }
+
+// The weight's groups, then the channel and kernel rules of the kind `transposed` says
+// (convolution and its backward).
+Spec& either_kind_rules(Spec& spec, const ConvDims& in) {
+  return add_rules(add_rules(weight_in_groups(spec), kPlain, plain_rules(in)), kTransposed, {transposed_input_channels(in)});
+}
+// A transposed convolution's output rules, its output channels first.
+std::vector<Rule> transposed_output_checks(const ConvDims& in) {
+  std::vector<Rule> rules = transposed_output_rules(in);
+  rules.insert(rules.begin(), transposed_output_channels());
+  return rules;
+}
+
 // convolution_backward's rules: those of convolution, plain or transposed as `transposed` says,
 // and grad_output shaped as the result (batch apart). The kernel checks the rules of the
 // transposed output and grad_output only where it convolves (`unconvolved`).
 Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
   ConvDims in = leading_channels();
-  Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
-  Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
   conv_common_rules(spec, unconvolved, grad_output_not_convolved())
       .joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
-  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, {transposed_input_channels(in)});
-  std::vector<Rule> checked_by_convolving = transposed_output_rules(in);
-  checked_by_convolving.insert(checked_by_convolving.begin(), transposed_output_channels());
-  for (const auto& r : checked_by_convolving) {
-    auto [label, term] = of_kind(transposed, r);
+  either_kind_rules(spec, in);
+  for (const auto& r : transposed_output_checks(in)) {
+    auto [label, term] = of_kind(kTransposed, r);
     checked_unless_empty(spec, unconvolved, label, term, grad_output_not_convolved());
   }
   checked_unless_empty(spec, unconvolved, "grad_output.size(1) == weight.size(0), or weight.size(1) * groups when transposed",
-                       size("grad_output", 1) == ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0)),
-                       grad_output_not_convolved());
+                       size("grad_output", 1) == out_channels(), grad_output_not_convolved());
   return checked_unless_empty(spec, unconvolved, "grad_output.size(d) is the convolution's output size in each spatial dim",
                               in.spatial([](int64_t d, int64_t k, int64_t i) {
                                 return size("grad_output", d) ==
@@ -252,17 +265,13 @@ Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
 // convolution's rules, plain or transposed as `transposed` says.
 Spec& convolution_rules(Spec& spec) {
   ConvDims in = leading_channels();
-  Kind plain{[] { return value("transposed") == 0; }, "not transposed"};
-  Kind transposed{[] { return value("transposed") != 0; }, "transposed"};
   conv_common_rules(spec);
-  add_rules(spec, plain, {{"input.size(1) % groups == 0", size("input", 1) % value("groups") == 0}});
-  add_rules(add_rules(weight_in_groups(spec), plain, plain_rules(in)), transposed, {transposed_input_channels(in)});
-  std::vector<Rule> transposed_rules = transposed_output_rules(in);
-  transposed_rules.insert(transposed_rules.begin(), transposed_output_channels());
+  add_rules(spec, kPlain, {{"input.size(1) % groups == 0", size("input", 1) % value("groups") == 0}});
+  either_kind_rules(spec, in);
   // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
-  return add_rules(spec, transposed, transposed_rules)
+  return add_rules(spec, kTransposed, transposed_output_checks(in))
       .joint("bias.size(0) == weight.size(0), or weight.size(1) * groups when transposed (bias given)",
-             implies(!is_none("bias"), size("bias", 0) == ite(value("transposed") != 0, size("weight", 1) * value("groups"), size("weight", 0))));
+             implies(!is_none("bias"), size("bias", 0) == out_channels()));
 }
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding,
