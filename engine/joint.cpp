@@ -393,6 +393,8 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   }
   fixed_.reset(n);
   forward_ = pt.unknown;
+  settled_.resize(pt.active.size());
+  for (size_t k = 0; k < pt.active.size(); ++k) settled_[k] = forward_[k].result() == 1;
   have_witness_ = false;
   if (!oracle_) return;
   oracle_->begin(negated_, pt.domains, rng.next());
@@ -404,19 +406,39 @@ void JointSolver::begin(const Task& task, Rng& rng) {
 }
 
 void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in) {
-  int s = in.slots.back(), count = problem_.count_of(s);  // a count's slot precedes its entries'
-  if (in.slots.size() > 2 || (in.slots.size() == 2 && in.slots[0] != count)) return;
-  const std::vector<int64_t>& values = pt.movable[static_cast<size_t>(s)];
-  if (values.empty()) return;  // too many to try
+  auto is_count = [&](int c) {
+    return std::any_of(in.slots.begin(), in.slots.end(), [&](int e) { return problem_.count_of(e) == c; });
+  };
+  std::vector<int> read;  // the entries and values, without the counts that say they are read
+  for (int s : in.slots)
+    if (!is_count(s)) read.push_back(s);
+  if (read.size() > 2) return;
+  for (int s : read)
+    if (pt.movable[static_cast<size_t>(s)].empty()) return;  // too many to try
   Assignment a;
   a.reset(static_cast<size_t>(problem_.slot_count()));
-  if (count >= 0) a.set(count, problem_.hi(count));  // the entry is read
-  std::optional<VariableSpace>& drawn = pt.drawn[static_cast<size_t>(s)];
-  for (int64_t v : values) {
-    a.set(s, v);
-    if (problem_.eval(in.program, a) != 0) continue;
-    if (!drawn) drawn = pt.domains[static_cast<size_t>(s)];
-    drawn->ne(coerce(drawn->type(), Value(v)));
+  for (int s : in.slots)
+    if (is_count(s)) a.set(s, problem_.hi(s));  // the entries are read
+  for (size_t i = 0; i < read.size(); ++i) {
+    const int s = read[i], other = read.size() == 2 ? read[1 - i] : -1;
+    // When `s` is drawn, its count says it is read; the other's count may not yet.
+    if (other >= 0 && std::count(in.slots.begin(), in.slots.end(), problem_.count_of(other))) continue;
+    auto holds_with = [&](int64_t v) {
+      a.set(s, v);
+      if (other < 0) return problem_.eval(in.program, a) != 0;
+      const auto& others = pt.movable[static_cast<size_t>(other)];
+      return std::any_of(others.begin(), others.end(), [&](int64_t u) {
+        a.set(other, u);
+        return problem_.eval(in.program, a) != 0;
+      });
+    };
+    std::optional<VariableSpace>& drawn = pt.drawn[static_cast<size_t>(s)];
+    for (int64_t v : pt.movable[static_cast<size_t>(s)]) {
+      if (holds_with(v)) continue;
+      if (!drawn) drawn = pt.domains[static_cast<size_t>(s)];
+      drawn->ne(coerce(drawn->type(), Value(v)));
+    }
+    a.known[static_cast<size_t>(s)] = 0;
   }
 }
 
@@ -456,10 +478,14 @@ std::optional<int64_t> JointSolver::with(int k, int slot, int64_t v) {
   return forward_[static_cast<size_t>(k)].result();
 }
 
+const std::string& JointSolver::label(int k) const {
+  return problem_.spec().joints()[static_cast<size_t>(task_->active[static_cast<size_t>(k)]->constraint)].label;
+}
+
 const std::string* JointSolver::rules_out(int slot, int64_t v) {
   checked_ = {-1, 0};
   for (int k : open_)
-    if (with(k, slot, v) == 0) return &problem_.spec().joints()[static_cast<size_t>(task_->active[static_cast<size_t>(k)]->constraint)].label;
+    if (with(k, slot, v) == 0) return &label(k);
   checked_ = {slot, v};
   return nullptr;
 }
@@ -489,7 +515,8 @@ void JointSolver::rerun(std::vector<Evaluation>& evaluations, int k, const Assig
 }
 
 void JointSolver::witness_changed(int slot) {
-  for (int k : task_->by_slot[static_cast<size_t>(slot)]) rerun(on_witness_, k, witness_, slot);
+  for (int k : task_->by_slot[static_cast<size_t>(slot)])
+    if (!settled_[static_cast<size_t>(k)]) rerun(on_witness_, k, witness_, slot);
 }
 
 bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
@@ -523,7 +550,7 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
     int broken = -1;
     for (size_t c = 0; c < changed_.size() && broken < 0; ++c)
       for (int k : task_->by_slot[static_cast<size_t>(changed_[c])])
-        if (on_witness_[static_cast<size_t>(k)].result() != 1) { broken = k; break; }
+        if (!settled_[static_cast<size_t>(k)] && on_witness_[static_cast<size_t>(k)].result() != 1) { broken = k; break; }
     if (broken < 0) return true;
     if (move == kMoves) return false;
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
@@ -570,6 +597,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
   const auto& readers = task_->by_slot[static_cast<size_t>(s)];  // broken among them
   auto holds = [&](int k) {
+    if (settled_[static_cast<size_t>(k)]) return true;
     rerun(on_witness_, k, witness_, s);
     return on_witness_[static_cast<size_t>(k)].result() == 1;
   };
@@ -618,11 +646,11 @@ void JointSolver::fix(int slot, int64_t v) {
   const bool checked = checked_ == std::pair<int, int64_t>{slot, v};
   size_t next_open = 0;
   for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
-    if (checked && next_open < open_.size() && open_[next_open] == k) {
-      ++next_open;
-      continue;
-    }
-    rerun(forward_, k, fixed_, slot);
+    auto& settled = settled_[static_cast<size_t>(k)];  // never open: an open instance is undecided
+    if (settled) continue;
+    if (checked && next_open < open_.size() && open_[next_open] == k) ++next_open;
+    else rerun(forward_, k, fixed_, slot);
+    settled = forward_[static_cast<size_t>(k)].result() == 1;
   }
   if (oracle_) oracle_->fix(slot, v);
 }

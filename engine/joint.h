@@ -219,11 +219,16 @@ class JointSolver {
     // they break some (drawn from; the local search may still pass through them).
     std::vector<std::optional<VariableSpace>> drawn;
   };
-  // Node consistency: an instance that reads one slot (an entry, and the count that says it is
-  // read) takes the values that break it out of the values drawn for the slot.
+  // Node and arc consistency: an instance that reads one or two slots (entries, and the counts
+  // that say they are read) takes out of the values drawn for each the values that break it
+  // whatever the other's value.
   void leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in);
+  const std::string& label(int k) const;  // of active instance k's constraint
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
+  // By active instance: it holds whatever the unfixed values are. Its evaluations are no longer
+  // kept (it cannot break nor rule out a value).
+  std::vector<uint8_t> settled_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
   std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
