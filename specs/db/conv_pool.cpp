@@ -117,14 +117,15 @@ ConvDims trailing_channels(int64_t n) {
 using Rule = std::pair<std::string, Term>;  // a joint rule and its label
 
 // The rules shared by every convolution: positive strides, dilations and groups, non-negative
-// padding. A kernel that checks dilations and groups only while it convolves says where it
-// does not (`unconvolved`), and the deviation `d`.
-Spec& conv_common_rules(Spec& spec, const DeviationRef& d = nullptr, const std::optional<Emptiness>& unconvolved = {}) {
-  spec.joint("stride[i] >= 1", positive_entries("stride")).joint("padding[i] >= 0", non_negative_entries("padding"));
-  for (const auto& [label, term] : {Rule{"dilation[i] >= 1", positive_entries("dilation")}, Rule{"groups >= 1", value("groups") >= 1}}) {
-    if (unconvolved) checked_unless_empty(spec, d, label, term, *unconvolved);
-    else spec.joint(label, term);
-  }
+// padding.
+Spec& strides_and_padding(Spec& spec) {
+  return spec.joint("stride[i] >= 1", positive_entries("stride")).joint("padding[i] >= 0", non_negative_entries("padding"));
+}
+Rule positive_dilations() { return {"dilation[i] >= 1", positive_entries("dilation")}; }
+Rule positive_groups() { return {"groups >= 1", value("groups") >= 1}; }
+Spec& conv_common_rules(Spec& spec) {
+  strides_and_padding(spec);
+  for (const auto& [label, term] : {positive_dilations(), positive_groups()}) spec.joint(label, term);
   return spec;
 }
 
@@ -241,20 +242,44 @@ std::vector<Rule> transposed_output_checks(const ConvDims& in) {
   return rules;
 }
 
+// Where convolution_backward's kernel departs from its contract.
+struct BackwardDeviations {
+  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed, weight_layout,
+      plain_dilation, grouped_channels;
+};
+
+// A rule of convolution_backward that the kernel checks where it convolves and `checked` holds;
+// where it convolves and `unchecked` holds, the deviation `d`; where it does not convolve, the
+// deviation `d.unconvolved`.
+Spec& checked_where_convolved(Spec& spec, const DeviationRef& unconvolved, const DeviationRef& d, const Kind& checked,
+                              const Kind& unchecked, const Rule& rule) {
+  const Emptiness e = grad_output_not_convolved();
+  const auto& [label, term] = rule;
+  return spec.joint(label + " (" + e.has + "; " + checked.text + ")", implies(!e.empty && checked.when(), term))
+      .joint_unchecked(d, label + " (" + e.has + "; " + unchecked.text + ")", implies(!e.empty && unchecked.when(), term))
+      .joint_unchecked(unconvolved, label + " (" + e.is + ")", implies(e.empty, term));
+}
+
 // convolution_backward's rules: those of convolution, plain or transposed as `transposed` says,
 // and grad_output shaped as the result (batch apart). The kernel checks the rules of the
-// transposed output and grad_output only where it convolves (`unconvolved`).
-Spec& convolution_backward_rules(Spec& spec, const DeviationRef& unconvolved) {
+// transposed output and grad_output only where it convolves (`unconvolved`); a plain
+// convolution's dilations and grad_output's channels with groups > 1 not even there.
+Spec& convolution_backward_rules(Spec& spec, const BackwardDeviations& d) {
+  const DeviationRef& unconvolved = d.unconvolved;
   ConvDims in = leading_channels();
-  conv_common_rules(spec, unconvolved, grad_output_not_convolved())
+  checked_where_convolved(strides_and_padding(spec), unconvolved, d.plain_dilation, kTransposed, kPlain, positive_dilations());
+  checked_unless_empty(spec, unconvolved, positive_groups().first, positive_groups().second, grad_output_not_convolved())
       .joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
   either_kind_rules(spec, in);
   for (const auto& r : transposed_output_checks(in)) {
     auto [label, term] = of_kind(kTransposed, r);
     checked_unless_empty(spec, unconvolved, label, term, grad_output_not_convolved());
   }
-  checked_unless_empty(spec, unconvolved, "grad_output.size(1) == weight.size(0), or weight.size(1) * groups when transposed",
-                       size("grad_output", 1) == out_channels(), grad_output_not_convolved());
+  const Kind ungrouped{[] { return value("groups") == 1; }, "groups == 1"};
+  const Kind grouped{[] { return value("groups") != 1; }, "groups != 1"};
+  checked_where_convolved(spec, unconvolved, d.grouped_channels, ungrouped, grouped,
+                          {"grad_output.size(1) == weight.size(0), or weight.size(1) * groups when transposed",
+                           size("grad_output", 1) == out_channels()});
   return checked_unless_empty(spec, unconvolved, "grad_output.size(d) is the convolution's output size in each spatial dim",
                               in.spatial([](int64_t d, int64_t k, int64_t i) {
                                 return size("grad_output", d) ==
@@ -408,10 +433,6 @@ Spec grid_sampler_2d() {
       .in(Bool("align_corners"));
 }
 
-// Where convolution_backward's kernel departs from its contract.
-struct BackwardDeviations {
-  DeviationRef unconvolved, weight_dtype, batch, bias_sizes, bias_none, bfloat16, dilated_int64, mixed, weight_layout;
-};
 BackwardDeviations backward_deviations() {
   auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300) {
     return deviation("convolution_backward." + what, reason,
@@ -453,7 +474,15 @@ BackwardDeviations backward_deviations() {
       deviation("convolution_backward.weight_layout",
                 "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous "
                 "in neither format (\"slow_conv2d: grad_weight must be contiguous\")",
-                "ops-fuzz sweep convolution_backward.default --config contract,permuted --seed 2026 --max 200"),
+                "ops-fuzz sweep convolution_backward.default --config contract,permuted --seed 4 --max 1400"),
+      dev("plain_dilation_unchecked",
+          "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a dilation of 0 "
+          "or below wherever grad_output has the size it gives",
+          "--invalid --config contract", 400),
+      dev("grouped_channels_unchecked",
+          "with groups > 1, the slow kernels (float64, int64) split grad_output into groups without comparing its "
+          "channels with the output channels: extra channels are ignored",
+          "--invalid --config contract"),
   };
 }
 
@@ -536,7 +565,7 @@ Spec convolution_backward() {
   // Joint, so that the look-ahead completes the lists' entries at lengths they can take.
   for (const char* list : {"stride", "padding", "dilation", "output_padding"})
     spec.joint("len(" + std::string(list) + ") in {1, input.rank - 2}", length(list) == 1 || length(list) == rank("input") - 2);
-  return convolution_backward_rules(spec, d.unconvolved)
+  return convolution_backward_rules(spec, d)
       .joint_unchecked(d.bias_none, "output_mask[2] is False when bias_sizes is None",
                        implies(is_none("bias_sizes"), !asks(2)));
 }
