@@ -108,6 +108,13 @@ int JointProblem::raw_slot(JointAttr a, int arg, int64_t index) const {
   }
 }
 
+bool JointProblem::is_entry(int slot) const { return slot % block_ - kHeaderSlots >= cfg_.limits.max_rank; }
+
+int64_t JointProblem::index_of(int entry) const {
+  int64_t k = entry % block_ - kHeaderSlots;
+  return k < cfg_.limits.max_rank ? k : k - cfg_.limits.max_rank;
+}
+
 int JointProblem::count_of(int entry) const {
   int64_t k = entry % block_ - kHeaderSlots;
   if (k < 0) return -1;
@@ -401,8 +408,40 @@ void JointSolver::begin(const Task& task, Rng& rng) {
   // A first model, the same for every tuple of this task: later ones follow the choices.
   if (fresh && !oracle_->solve(-1, {}, pt.first_model)) pt.first_model.clear();
   if (pt.first_model.empty()) return;  // no model at all: the first choice dead-ends
+  if (fresh) unread_entries_to_one(pt);
   set_witness(pt.first_model, pt.on_first_model.empty() ? nullptr : &pt.on_first_model);
   if (pt.on_first_model.empty()) pt.on_first_model = on_witness_;
+}
+
+void JointSolver::unread_entries_to_one(PerTask& pt) {
+  std::vector<int64_t> model = pt.first_model;
+  std::vector<int> counts;  // of the lists whose entries are read
+  for (int s : problem_.used_slots()) {
+    int count = problem_.count_of(s);
+    if (!problem_.is_entry(s) || !problem_.is_used(count)) continue;
+    if (std::find(counts.begin(), counts.end(), count) == counts.end()) counts.push_back(count);
+    if (problem_.index_of(s) < model[static_cast<size_t>(count)]) continue;
+    const VariableSpace& d = pt.domains[static_cast<size_t>(s)];
+    if (d.contains(coerce(d.type(), Value(int64_t{1})))) model[static_cast<size_t>(s)] = 1;
+  }
+  if (model == pt.first_model) return;
+  Assignment a;
+  a.reset(static_cast<size_t>(problem_.slot_count()));
+  for (int s : problem_.used_slots()) a.set(s, model[static_cast<size_t>(s)]);
+  for (const auto* in : pt.active)
+    if (problem_.eval(in->program, a) != 1) return;  // an entry past its length is read after all
+  // Kept when the local search completes more of the lengths from it than from Z3's model.
+  auto lengths_completed = [&](const std::vector<int64_t>& m) {
+    Rng rng(0);  // apart from the tuples' stream
+    int n = 0;
+    for (int c : counts)
+      for (int64_t v : pt.movable[static_cast<size_t>(c)]) {
+        set_witness(m);
+        n += try_value(c, v, rng, false);
+      }
+    return n;
+  };
+  if (lengths_completed(model) > lengths_completed(pt.first_model)) pt.first_model = std::move(model);
 }
 
 void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in) {

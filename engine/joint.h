@@ -95,6 +95,9 @@ class JointProblem {
   const std::vector<int>& used_slots() const { return used_; }
   int64_t bound(JointAttr count) const;  // the most dims (Rank) or entries (Length)
   int count_of(int entry) const;  // the Rank or Length slot of a Size or Elem slot; else -1
+  int64_t index_of(int entry) const;  // the dim or entry of a Size or Elem slot
+  bool is_entry(int slot) const;  // an Elem slot (an entry of a list)
+  bool is_used(int slot) const { return is_used_[static_cast<size_t>(slot)] != 0; }
   // Whether constraint k holds in every tuple (a deviation's Avoid is off under the contract).
   bool in_force(int k) const { return spec_.joints()[static_cast<size_t>(k)].applies(cfg_.contract); }
   // The instances of constraint k: one per index of a top-level `all`, else the term itself.
@@ -223,6 +226,11 @@ class JointSolver {
   // that say they are read) takes out of the values drawn for each the values that break it
   // whatever the other's value.
   void leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in);
+  // The first model's list entries past the list's length are unread: Z3 leaves them any value.
+  // Set to 1 (where their domain has it), the size that changes no product, a length drawn
+  // larger than the model's may read entries that break little; kept where every instance still
+  // holds and the local search then completes more lengths.
+  void unread_entries_to_one(PerTask& pt);
   const std::string& label(int k) const;  // of active instance k's constraint
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
   std::vector<Evaluation> forward_;
