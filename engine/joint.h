@@ -218,8 +218,9 @@ class JointSolver {
     std::vector<const JointProblem::Instance*> active;  // the instances in force
     std::vector<Evaluation> unknown;  // by active instance: on an assignment with no slot known
     std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
-    // By slot: its domain without the values that instances reading it alone break, when
-    // they break some (drawn from; the local search may still pass through them).
+    // By slot: its domain without the values that instances reading it alone, or with one
+    // other slot, break (whatever that slot's value), when they break some (drawn from; the
+    // local search may still pass through them).
     std::vector<std::optional<VariableSpace>> drawn;
   };
   // Node and arc consistency: an instance that reads one or two slots (entries, and the counts

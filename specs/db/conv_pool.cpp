@@ -475,10 +475,10 @@ BackwardDeviations backward_deviations() {
                 "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous "
                 "in neither format (\"slow_conv2d: grad_weight must be contiguous\")",
                 "ops-fuzz sweep convolution_backward.default --config contract,permuted --seed 4 --max 1400"),
-      dev("plain_dilation_unchecked",
-          "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a dilation of 0 "
-          "or below wherever grad_output has the size it gives",
-          "--invalid --config contract", 400),
+      deviation("convolution_backward.plain_dilation_unchecked",
+                "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a "
+                "dilation of 0 or below wherever grad_output has the size it gives",
+                "ops-fuzz sweep convolution_backward.default --invalid --config contract --seed 1 --max 200"),
       dev("grouped_channels_unchecked",
           "with groups > 1, the slow kernels (float64, int64) split grad_output into groups without comparing its "
           "channels with the output channels: extra channels are ignored",
