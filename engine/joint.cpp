@@ -399,6 +399,7 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     }
   }
   fixed_.reset(n);
+  first_choice_ = true;
   forward_ = pt.unknown;
   settled_.resize(pt.active.size());
   for (size_t k = 0; k < pt.active.size(); ++k) settled_[k] = forward_[k].result() == 1;
@@ -561,7 +562,18 @@ void JointSolver::witness_changed(int slot) {
 bool JointSolver::completes(int slot, int64_t v, Rng& rng) {
   if (!oracle_) return true;
   if (!have_witness_) return false;
+  if (first_choice_ && !task_->movable[static_cast<size_t>(slot)].empty()) return start_from(slot, v, rng);
   return try_value(slot, v, rng, false);
+}
+
+bool JointSolver::start_from(int slot, int64_t v, Rng& rng) {
+  auto [it, fresh] = task_->starts.try_emplace({slot, v});
+  Start& start = it->second;
+  if (fresh && (try_value(slot, v, rng, true) || take_model(slot, {v}))) start = {witness_.values, on_witness_};
+  if (start.model.empty()) return false;
+  witness_.values = start.model;
+  on_witness_ = start.evaluations;
+  return true;
 }
 
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
@@ -681,6 +693,7 @@ std::optional<int64_t> JointSolver::any(int slot, const VariableSpace& space, Rn
 
 void JointSolver::fix(int slot, int64_t v) {
   fixed_.set(slot, v);
+  first_choice_ = false;
   // The open instances (a subsequence of by_slot) stand for v already when it was the last checked.
   const bool checked = checked_ == std::pair<int, int64_t>{slot, v};
   size_t next_open = 0;

@@ -434,9 +434,10 @@ Spec grid_sampler_2d() {
 }
 
 BackwardDeviations backward_deviations() {
-  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300) {
+  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300, int seed = 0) {
     return deviation("convolution_backward." + what, reason,
-                     "ops-fuzz sweep convolution_backward.default " + std::string(config) + " --seed 0 --max " + std::to_string(max));
+                     "ops-fuzz sweep convolution_backward.default " + std::string(config) + " --seed " +
+                         std::to_string(seed) + " --max " + std::to_string(max));
   };
   return {
       dev("unchecked_without_convolution",
@@ -471,18 +472,18 @@ BackwardDeviations backward_deviations() {
           "the mkldnn kernel takes float32 and bfloat16 mixed: a weight of the other one, and a grad_output of the "
           "other one for the gradient of input alone",
           "--invalid --config contract,half"),
-      deviation("convolution_backward.weight_layout",
-                "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous "
-                "in neither format (\"slow_conv2d: grad_weight must be contiguous\")",
-                "ops-fuzz sweep convolution_backward.default --config contract,permuted --seed 4 --max 1400"),
-      deviation("convolution_backward.plain_dilation_unchecked",
-                "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a "
-                "dilation of 0 or below wherever grad_output has the size it gives",
-                "ops-fuzz sweep convolution_backward.default --invalid --config contract --seed 1 --max 200"),
+      dev("weight_layout",
+          "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous in "
+          "neither format (\"slow_conv2d: grad_weight must be contiguous\")",
+          "--config contract,permuted", 800, 24),
+      dev("plain_dilation_unchecked",
+          "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a dilation of 0 "
+          "or below wherever grad_output has the size it gives",
+          "--invalid --config contract", 400),
       dev("grouped_channels_unchecked",
           "with groups > 1, the slow kernels (float64, int64) split grad_output into groups without comparing its "
           "channels with the output channels: extra channels are ignored",
-          "--invalid --config contract"),
+          "--invalid --config contract", 150, 1),
   };
 }
 
