@@ -717,7 +717,7 @@ std::optional<std::string> JointSolver::broken() const {
     const auto* in = task_->active[k];
     auto v = forward_[k].result();
     bool negation = in->constraint == negated_;
-    if (negation ? v != 1 : v == 0) return problem_.spec().joints()[static_cast<size_t>(in->constraint)].label;
+    if (negation ? v != 1 : v == 0) return label(static_cast<int>(k));
   }
   return std::nullopt;
 }

@@ -195,11 +195,10 @@ class JointSolver {
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
   bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
-  // The first choice of a tuple, of a narrow slot, that the local search from the first model
-  // did not complete: a model with slot = v, found once per task (a thorough local search, else
-  // the oracle), becomes the witness. Without it, every tuple would keep the first model's first
-  // choice wherever the local search cannot move it far (convolution_backward: rank 3 in 73 % of
-  // the samples).
+  // The first choice of a tuple, of a narrow slot: a model with slot = v, found once per task (a
+  // thorough local search from the first model, else the oracle), becomes the witness. Without
+  // it, every tuple would keep the first model's first choice wherever the local search cannot
+  // move it far (convolution_backward: rank 3 in 73 % of the samples).
   bool start_from(int slot, int64_t v, Rng& rng);
   // Active instance k's value on the fixed values and `slot` = v (its kept evaluation then
   // stands for that value until fix(slot, ...) re-evaluates it).
