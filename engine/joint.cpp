@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 
 namespace opsfuzz {
@@ -172,7 +173,28 @@ Program JointProblem::compile(const Term& t) const {
   };
   add(add, t);
   leaves_first(p);
+  mark_congruences(p);
   return p;
+}
+
+// A product with an unknown factor is a multiple of the known ones; sums, differences,
+// remainders and choices of such values keep a congruence; nothing else does.
+void JointProblem::mark_congruences(Program& p) {
+  for (auto& n : p.nodes) {
+    auto carries = [&](int i) { return i >= 0 && p.nodes[size_t(i)].congruence == Program::kCarries; };
+    bool operand = carries(n.a) || carries(n.b) || carries(n.c);
+    for (int k = 0; k < n.count && !operand; ++k) operand = carries(p.kids[size_t(n.first + k)]);
+    switch (n.op) {
+      case TermOp::Mul: case TermOp::Prod: n.congruence = Program::kCarries; break;
+      case TermOp::Neg: case TermOp::Add: case TermOp::Sub: case TermOp::Mod: case TermOp::Ite: case TermOp::Sum:
+        if (operand) n.congruence = Program::kCarries;
+        break;
+      case TermOp::Eq: case TermOp::Ne:
+        if (operand) n.congruence = Program::kDecides, p.congruent = true;
+        break;
+      default: break;
+    }
+  }
 }
 
 // Moves the nodes that read no other node ahead of the rest, constants first, so that an
@@ -243,10 +265,80 @@ JointProblem::Instance JointProblem::instance(const Term& t, int k) {
 
 namespace {
 
+// Where `step` fits in a congruence x = residue (mod modulus): a modulus of 0 is an exact value,
+// 1 no knowledge.
+struct Congruence {
+  int64_t residue = 0, modulus = 1;
+  static Congruence of(bool known, int64_t v, const int64_t* residue, const int64_t* modulus, size_t i) {
+    return known ? Congruence{v, 0} : Congruence{residue[i], modulus[i]};
+  }
+};
+
+int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+// The congruence of an unknown node's value, from its operands' (Granger's domain): products and
+// sums of multiples stay multiples, so a product of sizes already fixed divides every completion
+// of it. Arithmetic that could overflow gives no knowledge.
+Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t* value, const uint8_t* known,
+                      const int64_t* residue, const int64_t* modulus, const int* kids) {
+  auto at = [&](int i) { return Congruence::of(known[size_t(i)], value[size_t(i)], residue, modulus, size_t(i)); };
+  auto add = [](Congruence x, Congruence y, int sign) -> std::optional<Congruence> {
+    int64_t r;
+    if (__builtin_add_overflow(x.residue, sign * y.residue, &r)) return std::nullopt;
+    return Congruence{r, gcd(x.modulus, y.modulus)};
+  };
+  auto mul = [](Congruence x, Congruence y) -> std::optional<Congruence> {
+    int64_t r, gg, rg, gr;
+    if (__builtin_mul_overflow(x.residue, y.residue, &r) || __builtin_mul_overflow(x.modulus, y.modulus, &gg) ||
+        __builtin_mul_overflow(x.residue, y.modulus, &rg) || __builtin_mul_overflow(y.residue, x.modulus, &gr))
+      return std::nullopt;
+    return Congruence{r, gcd(gg, gcd(rg, gr))};
+  };
+  std::optional<Congruence> out;
+  switch (n.op) {
+    case TermOp::Neg: out = add(Congruence{0, 0}, at(n.a), -1); break;
+    case TermOp::Add: out = add(at(n.a), at(n.b), 1); break;
+    case TermOp::Sub: out = add(at(n.a), at(n.b), -1); break;
+    case TermOp::Mul: out = mul(at(n.a), at(n.b)); break;
+    // a - b * q for whatever q (the solver's a mod 0 is a).
+    case TermOp::Mod: out = Congruence{at(n.a).residue, gcd(at(n.a).modulus, gcd(at(n.b).residue, at(n.b).modulus))}; break;
+    case TermOp::Ite: {
+      if (known[size_t(n.a)]) return at(value[size_t(n.a)] != 0 ? n.b : n.c);
+      Congruence x = at(n.b), y = at(n.c);
+      int64_t d;
+      if (!__builtin_sub_overflow(x.residue, y.residue, &d)) out = Congruence{x.residue, gcd(gcd(x.modulus, y.modulus), d)};
+      break;
+    }
+    case TermOp::Sum: case TermOp::Prod: {
+      if (!c) break;  // the count is unknown
+      out = Congruence{n.op == TermOp::Sum ? 0 : 1, 0};
+      for (int64_t j = n.value; out && j < c->residue && j - n.value < n.count; ++j) {
+        Congruence body = at(kids[size_t(n.first + (j - n.value))]);
+        out = n.op == TermOp::Sum ? add(*out, body, 1) : mul(*out, body);
+      }
+      break;
+    }
+    default: break;
+  }
+  if (!out) return {};
+  if (out->modulus != 0) out->residue = (out->residue % out->modulus + out->modulus) % out->modulus;
+  return *out;
+}
+
+// Whether two congruences share no value.
+bool disjoint(Congruence x, Congruence y) {
+  int64_t d = gcd(x.modulus, y.modulus), diff;
+  if (__builtin_sub_overflow(x.residue, y.residue, &diff)) return false;
+  return d == 0 ? diff != 0 : diff % d != 0;
+}
+
 // Evaluates nodes order[from..to) of `p` (order nullptr: nodes [from, to)) into value/known,
-// reading the other nodes' values from there.
+// reading the other nodes' values from there. With residue/modulus (kCongruent), an unknown
+// node also gets the congruence its value keeps, and an equation whose two sides' congruences
+// share no value is known to fail.
+template <bool kCongruent>
 void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
-              const int* order, size_t from, size_t to) {
+              int64_t* residue, int64_t* modulus, const int* order, size_t from, size_t to) {
   // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
   // through the vectors would be reloaded after every node.
   const uint8_t* slot_known = asg.known.data();
@@ -325,25 +417,49 @@ void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, i
         }
       }
     }
+    if constexpr (kCongruent) {
+      Congruence c = k ? Congruence{v, 0} : Congruence{};
+      if (!k && n.congruence != Program::kNothing) {
+        std::optional<Congruence> count;  // a fold's, when known
+        if (is_fold(n.op) && n.slot >= 0 && slot_known[size_t(n.slot)]) count = Congruence{slot_value[size_t(n.slot)], 0};
+        c = congruence(n, count ? &*count : nullptr, value, known, residue, modulus, kids);
+        if (n.congruence == Program::kDecides &&
+            disjoint(Congruence::of(known[a], value[a], residue, modulus, a), Congruence::of(known[b], value[b], residue, modulus, b)))
+          k = true, v = n.op == TermOp::Ne, c = {v, 0};
+      }
+      residue[i] = c.residue, modulus[i] = c.modulus;
+    }
     known[i] = k, value[i] = k ? v : 0;
   }
 }
 
 }  // namespace
 
-void Evaluation::run(const JointProblem& jp, const Program& p, const Assignment& a) {
-  value_.resize(p.nodes.size()), known_.resize(p.nodes.size());
+void Evaluation::run(const JointProblem& jp, const Program& p, const Assignment& a, bool congruent) {
+  const size_t n = p.nodes.size();
+  known_.resize(n), congruent_ = congruent;
+  value_.resize(congruent ? 3 * n : n);  // then the residues and the moduli follow the values
   const size_t constants = size_t(p.constants), leaves = size_t(p.leaves);
   for (size_t i = 0; i < constants; ++i) value_[i] = p.nodes[i].value, known_[i] = 1;
   for (size_t i = constants; i < leaves; ++i) {
     size_t slot = size_t(p.nodes[i].slot);
     known_[i] = a.known[slot], value_[i] = a.known[slot] ? a.values[slot] : 0;
   }
-  evaluate(jp, p, a, value_.data(), known_.data(), nullptr, leaves, p.nodes.size());
+  if (congruent)
+    for (size_t i = 0; i < leaves; ++i) value_[n + i] = value_[i], value_[2 * n + i] = known_[i] ? 0 : 1;
+  evaluate_nodes(jp, p, a, nullptr, leaves, n);
 }
 
 void Evaluation::rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers) {
-  evaluate(jp, p, a, value_.data(), known_.data(), readers.data(), 0, readers.size());
+  evaluate_nodes(jp, p, a, readers.data(), 0, readers.size());
+}
+
+void Evaluation::evaluate_nodes(const JointProblem& jp, const Program& p, const Assignment& a, const int* order,
+                                size_t from, size_t to) {
+  int64_t* v = value_.data();
+  const size_t n = known_.size();
+  if (congruent_) evaluate<true>(jp, p, a, v, known_.data(), v + n, v + 2 * n, order, from, to);
+  else evaluate<false>(jp, p, a, v, known_.data(), nullptr, nullptr, order, from, to);
 }
 
 std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {
@@ -395,7 +511,7 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     none.reset(n);
     for (size_t k = 0; k < pt.active.size(); ++k) {
       for (int s : pt.active[k]->slots) pt.by_slot[static_cast<size_t>(s)].push_back(static_cast<int>(k));
-      pt.unknown[k].run(problem_, pt.active[k]->program, none);
+      pt.unknown[k].run(problem_, pt.active[k]->program, none, pt.active[k]->program.congruent);
     }
   }
   fixed_.reset(n);

@@ -37,8 +37,11 @@ struct Assignment {
 // A term compiled for evaluation: its nodes in evaluation order, each shared subterm once, and
 // every fold expanded over the limits. The last node is the result.
 struct Program {
+  // What the congruences of unknown values can tell of a node (Evaluation's `congruent` mode).
+  enum CongruenceRole : uint8_t { kNothing, kCarries /* its value, while unknown */, kDecides /* an equation */ };
   struct Node {
     TermOp op = TermOp::Const;
+    CongruenceRole congruence = kNothing;
     int64_t value = 0;  // Const; folds: the first index
     int slot = -1;      // Attr with a fixed index; folds: the slot that counts the indices
     JointAttr attr = JointAttr::Value;
@@ -49,6 +52,7 @@ struct Program {
   std::vector<Node> nodes;  // the constants first, then the reads of a fixed slot ("leaves")
   std::vector<int> kids;
   int constants = 0, leaves = 0;
+  bool congruent = false;  // some equation's sides may keep congruences that decide it
 };
 
 class JointProblem;
@@ -57,19 +61,25 @@ class JointProblem;
 // that depend on it are evaluated again (most of a program does not read a given slot).
 class Evaluation {
  public:
-  void run(const JointProblem& jp, const Program& p, const Assignment& a);
+  // `congruent`: an unknown node also keeps the congruence its value is known to keep, so that
+  // an equation no completion can satisfy (a size that does not divide what is left) is known
+  // to fail before any slot it reads is fixed; it costs more per node.
+  void run(const JointProblem& jp, const Program& p, const Assignment& a, bool congruent = false);
   // After one slot changed (its value or whether it is known); `readers`: the nodes that depend
   // on it, in evaluation order (Instance::readers).
   void rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers);
   // Nullopt when the value depends on unknown slots (or divides by 0).
   std::optional<int64_t> result() const {
     if (known_.empty() || !known_.back()) return std::nullopt;
-    return value_.back();
+    return value_[known_.size() - 1];
   }
 
  private:
-  std::vector<int64_t> value_;
+  void evaluate_nodes(const JointProblem& jp, const Program& p, const Assignment& a, const int* order, size_t from,
+                      size_t to);
+  std::vector<int64_t> value_;  // by node; when congruent, then the residues, then the moduli
   std::vector<uint8_t> known_;
+  bool congruent_ = false;
 };
 
 class JointProblem {
@@ -117,6 +127,7 @@ class JointProblem {
   std::vector<Term> instance_terms(const Term& t) const;
   Instance instance(const Term& t, int k);
   static void leaves_first(Program& p);
+  static void mark_congruences(Program& p);
   bool reads(const Program::Node& n, int slot) const;  // directly
   std::vector<int> readers(const Program& p, int slot) const;  // the nodes that depend on `slot`
   int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name

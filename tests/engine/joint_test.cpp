@@ -97,6 +97,44 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
   EXPECT_EQ(p.eval(any(dims("self"), [](int64_t d) { return size("self", d) == 5; }), a), 0);
 }
 
+// With congruences, an equation is decided as soon as its sides can share no value: a product of
+// sizes with an entry that does not divide the numel fails before the other entries are known.
+TEST(Term, CongruencesDecideEquationsEarly) {
+  Spec s("t.congruent");
+  s.in(Tensor("self")).in(Shape("size")).in(Int("y")).joint("numel is the product", numel("self") == prod(elems("size")));
+  Config cfg;
+  AttributeEngine attrs(cfg);
+  JointProblem p(s, cfg, attrs);
+  Assignment a;
+  a.reset(static_cast<size_t>(p.slot_count()));
+  a.set(p.raw_slot(JointAttr::Rank, 0, -1), 2);
+  a.set(p.raw_slot(JointAttr::Size, 0, 0), 3);
+  a.set(p.raw_slot(JointAttr::Size, 0, 1), 4);  // numel 12
+  a.set(p.raw_slot(JointAttr::Length, 1, -1), 3);
+  auto congruent = [&](const Term& t) {
+    Evaluation e;
+    e.run(p, p.compile(t), a, true);
+    return e.result();
+  };
+  auto entry = [](int64_t i) { return elem("size", i); };
+  Term inferred = any(elems("size"), [=](int64_t i) { return entry(i) == -1; });
+  Term known = prod(elems("size"), [=](int64_t i) { return ite(entry(i) == -1, 1, entry(i)); });
+  Term view = ite(inferred, known >= 1 && numel("self") % known == 0, known == numel("self"));
+  a.set(p.raw_slot(JointAttr::Elem, 1, 0), 5);
+  EXPECT_EQ(p.eval(p.program(0), a), std::nullopt);  // plain: the other entries are unknown
+  EXPECT_EQ(congruent(numel("self") == prod(elems("size"))), 0);
+  EXPECT_EQ(congruent(view), 0);  // 5 divides no completion's product, with or without a -1
+  a.set(p.raw_slot(JointAttr::Elem, 1, 0), 2);
+  EXPECT_EQ(congruent(view), std::nullopt);  // 2 * 6 * 1 completes it
+  EXPECT_EQ(congruent(numel("self") == prod(elems("size"))), std::nullopt);
+  Term y = value("y");
+  EXPECT_EQ(congruent(y * 2 != 7), 1);           // an even number is never 7
+  EXPECT_EQ(congruent(y * 2 + 1 == 8), 0);       // nor is an odd one 8
+  EXPECT_EQ(congruent(Term(12) % (y * 5) == 0), 0);  // 12 is no multiple of a multiple of 5
+  EXPECT_EQ(congruent(y * 3 == 12), std::nullopt);
+  EXPECT_EQ(congruent(ite(y > 0, y * 4, y * 6 + 2) == 5), 0);  // both branches even
+}
+
 TEST(JointConstraints, UnknownArgumentNamesTheSpec) {
   Spec s("t.bad_joint");
   s.in(Int("a")).joint("names argument c", value("c") == 1);
