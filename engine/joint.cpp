@@ -245,7 +245,7 @@ std::vector<int> JointProblem::readers(const Program& p, int slot) const {
 }
 
 JointProblem::Instance JointProblem::instance(const Term& t, int k) {
-  Instance in{compile(t), k, {}, {}};
+  Instance in{compile(t), k, {}, {}, {}};
   for (const auto& n : in.program.nodes) {
     if (n.slot >= 0) in.slots.push_back(n.slot);
     if (n.op == TermOp::Attr && n.slot < 0) {  // a computed index may name any dim or entry
@@ -256,8 +256,10 @@ JointProblem::Instance JointProblem::instance(const Term& t, int k) {
   }
   std::sort(in.slots.begin(), in.slots.end());
   in.slots.erase(std::unique(in.slots.begin(), in.slots.end()), in.slots.end());
+  in.position.assign(lo_.size(), -1);
   for (int s : in.slots) {
     is_used_[static_cast<size_t>(s)] = 1;
+    in.position[static_cast<size_t>(s)] = static_cast<int>(in.readers.size());
     in.readers.push_back(readers(in.program, s));
   }
   return in;
@@ -468,9 +470,6 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
   return e.result();
 }
 
-const std::vector<int>& JointProblem::Instance::readers_of(int slot) const {
-  return readers[static_cast<size_t>(std::lower_bound(slots.begin(), slots.end(), slot) - slots.begin())];
-}
 
 // ---- JointSolver -------------------------------------------------------------------------
 
@@ -695,11 +694,11 @@ bool JointSolver::start_from(int slot, int64_t v, Rng& rng) {
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   auto& value = witness_.values[static_cast<size_t>(slot)];
   if (value == v) return true;  // the witness completes it
-  saved_ = witness_.values;
+  changed_.assign(1, slot), before_.assign(1, value);
   value = v;
   witness_changed(slot);
   if (repair(slot, rng, thorough)) return true;
-  witness_.values = saved_;
+  for (size_t i = 0; i < changed_.size(); ++i) witness_.values[static_cast<size_t>(changed_[i])] = before_[i];
   for (int s : changed_) witness_changed(s);
   return false;
 }
@@ -712,7 +711,6 @@ bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
 bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
   constexpr int kMoves = 8;
   // The witness held before `slot` changed: only instances reading a changed slot can break.
-  changed_.assign(1, slot);
   for (int move = 0;; ++move) {
     int broken = -1;
     for (size_t c = 0; c < changed_.size() && broken < 0; ++c)
@@ -733,16 +731,18 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
       if (c != slot && !fixed_.known[static_cast<size_t>(c)] && !task_->movable[static_cast<size_t>(c)].empty())
         candidates.push_back(c);
     int s = -1;
+    int64_t was = 0;  // s's value before the move
     while (!candidates.empty() && s < 0) {
       size_t k = rng.index(candidates.size());
       int c = candidates[k];
       candidates[k] = candidates.back(), candidates.pop_back();
       if (!is_free(broken, c)) continue;
+      was = witness_.values[static_cast<size_t>(c)];
       if (mend(broken, c, rng)) s = c;
       else if (!thorough) break;
     }
     if (s < 0) return false;
-    if (std::find(changed_.begin(), changed_.end(), s) == changed_.end()) changed_.push_back(s);
+    if (std::find(changed_.begin(), changed_.end(), s) == changed_.end()) changed_.push_back(s), before_.push_back(was);
   }
 }
 

@@ -91,7 +91,10 @@ class JointProblem {
     int constraint;          // index into spec.joints()
     std::vector<int> slots;  // the slots it may read, ascending
     std::vector<std::vector<int>> readers;  // by position in `slots`: the nodes that depend on it
-    const std::vector<int>& readers_of(int slot) const;  // a slot it reads
+    std::vector<int> position;  // by slot: its position in `slots`, or -1
+    const std::vector<int>& readers_of(int slot) const {  // a slot it reads
+      return readers[static_cast<size_t>(position[static_cast<size_t>(slot)])];
+    }
   };
   bool empty() const { return spec_.joints().empty(); }
   const Spec& spec() const { return spec_; }
@@ -198,6 +201,7 @@ class JointSolver {
 
  private:
   // `thorough`: each move tries every free slot in turn, not one at random.
+  // From the witness with `slot` just moved (changed_ = {slot}); the moves are added to changed_.
   bool repair(int slot, Rng& rng, bool thorough);
   bool try_value(int slot, int64_t v, Rng& rng, bool thorough);
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
@@ -262,8 +266,9 @@ class JointSolver {
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
   std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
-  std::vector<int> changed_;  // the slots the last repair moved
-  std::vector<int64_t> saved_;  // the witness before a value was tried
+  // The slots the value being tried (first) and its repair moved, and their values before.
+  std::vector<int> changed_;
+  std::vector<int64_t> before_;
   std::vector<int> candidates_;  // the slots a move of the repair may take
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   PerTask* task_ = nullptr;
