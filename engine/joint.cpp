@@ -437,37 +437,48 @@ void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, i
 
 }  // namespace
 
-void Evaluation::run(const JointProblem& jp, const Program& p, const Assignment& a, bool congruent) {
+void Evaluations::add(const Program& p, bool congruent) {
   const size_t n = p.nodes.size();
-  known_.resize(n), congruent_ = congruent;
-  value_.resize(congruent ? 3 * n : n);  // then the residues and the moduli follow the values
-  const size_t constants = size_t(p.constants), leaves = size_t(p.leaves);
-  for (size_t i = 0; i < constants; ++i) value_[i] = p.nodes[i].value, known_[i] = 1;
+  spans_.push_back({known_.size(), value_.size(), n, congruent});
+  known_.resize(known_.size() + n);
+  value_.resize(value_.size() + (congruent ? 3 * n : n));
+}
+
+void Evaluations::run(size_t k, const JointProblem& jp, const Program& p, const Assignment& a) {
+  const Span& s = spans_[k];
+  uint8_t* known = known_.data() + s.known;
+  int64_t* value = value_.data() + s.value;
+  const size_t n = s.nodes, constants = size_t(p.constants), leaves = size_t(p.leaves);
+  for (size_t i = 0; i < constants; ++i) value[i] = p.nodes[i].value, known[i] = 1;
   for (size_t i = constants; i < leaves; ++i) {
     size_t slot = size_t(p.nodes[i].slot);
-    known_[i] = a.known[slot], value_[i] = a.known[slot] ? a.values[slot] : 0;
+    known[i] = a.known[slot], value[i] = a.known[slot] ? a.values[slot] : 0;
   }
-  if (congruent)
-    for (size_t i = 0; i < leaves; ++i) value_[n + i] = value_[i], value_[2 * n + i] = known_[i] ? 0 : 1;
-  evaluate_nodes(jp, p, a, nullptr, leaves, n);
+  if (s.congruent)
+    for (size_t i = 0; i < leaves; ++i) value[n + i] = value[i], value[2 * n + i] = known[i] ? 0 : 1;
+  evaluate_nodes(k, jp, p, a, nullptr, leaves, n);
 }
 
-void Evaluation::rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers) {
-  evaluate_nodes(jp, p, a, readers.data(), 0, readers.size());
+void Evaluations::rerun(size_t k, const JointProblem& jp, const Program& p, const Assignment& a,
+                        const std::vector<int>& readers) {
+  evaluate_nodes(k, jp, p, a, readers.data(), 0, readers.size());
 }
 
-void Evaluation::evaluate_nodes(const JointProblem& jp, const Program& p, const Assignment& a, const int* order,
-                                size_t from, size_t to) {
-  int64_t* v = value_.data();
-  const size_t n = known_.size();
-  if (congruent_) evaluate<true>(jp, p, a, v, known_.data(), v + n, v + 2 * n, order, from, to);
-  else evaluate<false>(jp, p, a, v, known_.data(), nullptr, nullptr, order, from, to);
+void Evaluations::evaluate_nodes(size_t k, const JointProblem& jp, const Program& p, const Assignment& a,
+                                 const int* order, size_t from, size_t to) {
+  const Span& s = spans_[k];
+  uint8_t* known = known_.data() + s.known;
+  int64_t* v = value_.data() + s.value;
+  if (s.congruent) evaluate<true>(jp, p, a, v, known, v + s.nodes, v + 2 * s.nodes, order, from, to);
+  else evaluate<false>(jp, p, a, v, known, nullptr, nullptr, order, from, to);
 }
 
 std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a) const {
-  thread_local Evaluation e;
-  e.run(*this, p, a);
-  return e.result();
+  thread_local Evaluations e;
+  e.clear();
+  e.add(p);
+  e.run(0, *this, p, a);
+  return e.result(0);
 }
 
 
@@ -505,19 +516,19 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     for (const auto* in : pt.active)
       if (in->constraint != negated_) leave_out_broken_values(pt, *in);
     pt.by_slot.resize(n);
-    pt.unknown.resize(pt.active.size());
     Assignment none;
     none.reset(n);
     for (size_t k = 0; k < pt.active.size(); ++k) {
       for (int s : pt.active[k]->slots) pt.by_slot[static_cast<size_t>(s)].push_back(static_cast<int>(k));
-      pt.unknown[k].run(problem_, pt.active[k]->program, none, pt.active[k]->program.congruent);
+      pt.unknown.add(pt.active[k]->program, pt.active[k]->program.congruent);
+      pt.unknown.run(k, problem_, pt.active[k]->program, none);
     }
   }
   fixed_.reset(n);
   first_choice_ = true;
   forward_ = pt.unknown;
   settled_.resize(pt.active.size());
-  for (size_t k = 0; k < pt.active.size(); ++k) settled_[k] = forward_[k].result() == 1;
+  for (size_t k = 0; k < pt.active.size(); ++k) settled_[k] = forward_.result(k) == 1;
   have_witness_ = false;
   if (!oracle_) return;
   oracle_->begin(negated_, pt.domains, rng.next());
@@ -621,7 +632,7 @@ void JointSolver::open(int slot, const VariableSpace& space) {
   int64_t n = space.size();  // a larger space could take as many draws
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   for (int k : task_->by_slot[static_cast<size_t>(slot)])
-    if (!forward_[static_cast<size_t>(k)].result()) open_.push_back(k);
+    if (!forward_.result(static_cast<size_t>(k))) open_.push_back(k);
 }
 
 // The evaluations of instance k on the fixed values and `slot` = v, which fix(slot, ...) replaces:
@@ -630,7 +641,7 @@ std::optional<int64_t> JointSolver::with(int k, int slot, int64_t v) {
   fixed_.set(slot, v);
   rerun(forward_, k, fixed_, slot);
   fixed_.known[static_cast<size_t>(slot)] = 0;
-  return forward_[static_cast<size_t>(k)].result();
+  return forward_.result(static_cast<size_t>(k));
 }
 
 const std::string& JointSolver::label(int k) const {
@@ -652,7 +663,7 @@ bool JointSolver::take_model(int slot, const std::vector<int64_t>& allowed) {
   return true;
 }
 
-void JointSolver::set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations) {
+void JointSolver::set_witness(const std::vector<int64_t>& model, const Evaluations* evaluations) {
   witness_.reset(static_cast<size_t>(problem_.slot_count()));
   for (int s : problem_.used_slots()) witness_.set(s, model[static_cast<size_t>(s)]);
   have_witness_ = true;
@@ -660,13 +671,16 @@ void JointSolver::set_witness(const std::vector<int64_t>& model, const std::vect
     on_witness_ = *evaluations;
     return;
   }
-  on_witness_.resize(task_->active.size());
-  for (size_t k = 0; k < task_->active.size(); ++k) on_witness_[k].run(problem_, task_->active[k]->program, witness_);
+  on_witness_.clear();
+  for (size_t k = 0; k < task_->active.size(); ++k) {
+    on_witness_.add(task_->active[k]->program);
+    on_witness_.run(k, problem_, task_->active[k]->program, witness_);
+  }
 }
 
-void JointSolver::rerun(std::vector<Evaluation>& evaluations, int k, const Assignment& a, int slot) const {
+void JointSolver::rerun(Evaluations& evaluations, int k, const Assignment& a, int slot) const {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(k)];
-  evaluations[static_cast<size_t>(k)].rerun(problem_, in.program, a, in.readers_of(slot));
+  evaluations.rerun(static_cast<size_t>(k), problem_, in.program, a, in.readers_of(slot));
 }
 
 void JointSolver::witness_changed(int slot) {
@@ -715,7 +729,7 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
     int broken = -1;
     for (size_t c = 0; c < changed_.size() && broken < 0; ++c)
       for (int k : task_->by_slot[static_cast<size_t>(changed_[c])])
-        if (!settled_[static_cast<size_t>(k)] && on_witness_[static_cast<size_t>(k)].result() != 1) { broken = k; break; }
+        if (!settled_[static_cast<size_t>(k)] && on_witness_.result(static_cast<size_t>(k)) != 1) { broken = k; break; }
     if (broken < 0) return true;
     if (move == kMoves) return false;
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
@@ -752,7 +766,7 @@ bool JointSolver::is_free(int broken, int s) {
   auto& known = witness_.known[static_cast<size_t>(s)];
   known = 0;
   rerun(on_witness_, broken, witness_, s);
-  bool undecided = !on_witness_[static_cast<size_t>(broken)].result();
+  bool undecided = !on_witness_.result(static_cast<size_t>(broken));
   known = 1;
   rerun(on_witness_, broken, witness_, s);
   return undecided;
@@ -766,7 +780,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   auto holds = [&](int k) {
     if (settled_[static_cast<size_t>(k)]) return true;
     rerun(on_witness_, k, witness_, s);
-    return on_witness_[static_cast<size_t>(k)].result() == 1;
+    return on_witness_.result(static_cast<size_t>(k)) == 1;
   };
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
@@ -818,7 +832,7 @@ void JointSolver::fix(int slot, int64_t v) {
     if (settled) continue;
     if (checked && next_open < open_.size() && open_[next_open] == k) ++next_open;
     else rerun(forward_, k, fixed_, slot);
-    settled = forward_[static_cast<size_t>(k)].result() == 1;
+    settled = forward_.result(static_cast<size_t>(k)) == 1;
   }
   if (oracle_) oracle_->fix(slot, v);
 }
@@ -831,7 +845,7 @@ bool JointSolver::holds(const JointConstraint& c) const {
 std::optional<std::string> JointSolver::broken() const {
   for (size_t k = 0; k < task_->active.size(); ++k) {
     const auto* in = task_->active[k];
-    auto v = forward_[k].result();
+    auto v = forward_.result(k);
     bool negation = in->constraint == negated_;
     if (negation ? v != 1 : v == 0) return label(static_cast<int>(k));
   }

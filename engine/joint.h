@@ -37,7 +37,7 @@ struct Assignment {
 // A term compiled for evaluation: its nodes in evaluation order, each shared subterm once, and
 // every fold expanded over the limits. The last node is the result.
 struct Program {
-  // What the congruences of unknown values can tell of a node (Evaluation's `congruent` mode).
+  // What the congruences of unknown values can tell of a node (Evaluations' `congruent` mode).
   enum CongruenceRole : uint8_t { kNothing, kCarries /* its value, while unknown */, kDecides /* an equation */ };
   struct Node {
     TermOp op = TermOp::Const;
@@ -57,29 +57,39 @@ struct Program {
 
 class JointProblem;
 
-// One program's node values on an assignment, kept: after one slot changes, only the nodes
-// that depend on it are evaluated again (most of a program does not read a given slot).
-class Evaluation {
+// Programs' node values on an assignment, kept: after one slot changes, only the nodes that
+// depend on it are evaluated again (most of a program does not read a given slot). The values
+// of all the programs lie in one block, so that a set of them is copied at once.
+class Evaluations {
  public:
+  // Makes room for program p's values; its index is the number of programs added before.
   // `congruent`: an unknown node also keeps the congruence its value is known to keep, so that
   // an equation no completion can satisfy (a size that does not divide what is left) is known
   // to fail before any slot it reads is fixed; it costs more per node.
-  void run(const JointProblem& jp, const Program& p, const Assignment& a, bool congruent = false);
+  void add(const Program& p, bool congruent = false);
+  void clear() { value_.clear(), known_.clear(), spans_.clear(); }
+  bool empty() const { return spans_.empty(); }
+  void run(size_t k, const JointProblem& jp, const Program& p, const Assignment& a);
   // After one slot changed (its value or whether it is known); `readers`: the nodes that depend
   // on it, in evaluation order (Instance::readers).
-  void rerun(const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers);
-  // Nullopt when the value depends on unknown slots (or divides by 0).
-  std::optional<int64_t> result() const {
-    if (known_.empty() || !known_.back()) return std::nullopt;
-    return value_[known_.size() - 1];
+  void rerun(size_t k, const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers);
+  // Program k's value; nullopt when it depends on unknown slots (or divides by 0).
+  std::optional<int64_t> result(size_t k) const {
+    const Span& s = spans_[k];
+    if (!known_[s.known + s.nodes - 1]) return std::nullopt;
+    return value_[s.value + s.nodes - 1];
   }
 
  private:
-  void evaluate_nodes(const JointProblem& jp, const Program& p, const Assignment& a, const int* order, size_t from,
-                      size_t to);
-  std::vector<int64_t> value_;  // by node; when congruent, then the residues, then the moduli
+  struct Span {  // where a program's node values are: by node, then (congruent) residues and moduli
+    size_t known, value, nodes;
+    bool congruent;
+  };
+  void evaluate_nodes(size_t k, const JointProblem& jp, const Program& p, const Assignment& a, const int* order,
+                      size_t from, size_t to);
+  std::vector<int64_t> value_;
   std::vector<uint8_t> known_;
-  bool congruent_ = false;
+  std::vector<Span> spans_;
 };
 
 class JointProblem {
@@ -219,10 +229,10 @@ class JointSolver {
   // stands for that value until fix(slot, ...) re-evaluates it).
   std::optional<int64_t> with(int k, int slot, int64_t v);
   // `evaluations`: the active instances' on that model, when known.
-  void set_witness(const std::vector<int64_t>& model, const std::vector<Evaluation>* evaluations = nullptr);
+  void set_witness(const std::vector<int64_t>& model, const Evaluations* evaluations = nullptr);
   void witness_changed(int slot);  // brings on_witness_ up to date
   // Active instance k's evaluation in `evaluations` (on `a`), after `slot` changed there.
-  void rerun(std::vector<Evaluation>& evaluations, int k, const Assignment& a, int slot) const;
+  void rerun(Evaluations& evaluations, int k, const Assignment& a, int slot) const;
 
   JointProblem problem_;
   std::unique_ptr<JointOracle> oracle_;
@@ -232,16 +242,16 @@ class JointSolver {
   int negated_ = -1;
   struct Start {  // a model with the first choice of a tuple, and the active instances' evaluations on it
     std::vector<int64_t> model;  // empty: none
-    std::vector<Evaluation> evaluations;
+    Evaluations evaluations;
   };
   struct PerTask {  // what depends only on the task
     std::vector<VariableSpace> domains;  // by slot
     std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
     std::vector<int64_t> first_model;    // empty: none
     std::map<std::pair<int, int64_t>, Start> starts;  // by the first choice (slot, value)
-    std::vector<Evaluation> on_first_model;  // by active instance
+    Evaluations on_first_model;  // by active instance
     std::vector<const JointProblem::Instance*> active;  // the instances in force
-    std::vector<Evaluation> unknown;  // by active instance: on an assignment with no slot known
+    Evaluations unknown;  // by active instance: on an assignment with no slot known
     std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
     // By slot: its domain without the values that instances reading it alone, or with one
     // other slot, break (whatever that slot's value), when they break some (drawn from; the
@@ -259,13 +269,13 @@ class JointSolver {
   void unread_entries_to_one(PerTask& pt);
   const std::string& label(int k) const;  // of active instance k's constraint
   // By active instance: its evaluation on the fixed values, kept as values are fixed.
-  std::vector<Evaluation> forward_;
+  Evaluations forward_;
   // By active instance: it holds whatever the unfixed values are. Its evaluations are no longer
   // kept (it cannot break nor rule out a value).
   std::vector<uint8_t> settled_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
-  std::vector<Evaluation> on_witness_;  // by active instance: its evaluation on the witness
+  Evaluations on_witness_;  // by active instance: its evaluation on the witness
   // The slots the value being tried (first) and its repair moved, and their values before.
   std::vector<int> changed_;
   std::vector<int64_t> before_;

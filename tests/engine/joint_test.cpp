@@ -112,9 +112,11 @@ TEST(Term, CongruencesDecideEquationsEarly) {
   a.set(p.raw_slot(JointAttr::Size, 0, 1), 4);  // numel 12
   a.set(p.raw_slot(JointAttr::Length, 1, -1), 3);
   auto congruent = [&](const Term& t) {
-    Evaluation e;
-    e.run(p, p.compile(t), a, true);
-    return e.result();
+    Program program = p.compile(t);
+    Evaluations e;
+    e.add(program, true);
+    e.run(0, p, program, a);
+    return e.result(0);
   };
   auto entry = [](int64_t i) { return elem("size", i); };
   Term inferred = any(elems("size"), [=](int64_t i) { return entry(i) == -1; });
