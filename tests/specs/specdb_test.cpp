@@ -213,6 +213,7 @@ TEST_P(JointSpec, SampledWithoutLookAheadStillValid) {
 
 // An instance's kept evaluation, re-evaluated only where a changed slot reaches (Instance::readers),
 // agrees with a fresh one: over random assignments, each slot in turn changed in value or known.
+// So does a kept congruent one, which also agrees with the plain value wherever that is known.
 TEST_P(JointSpec, KeptEvaluationsAgreeWithFreshOnes) {
   Config cfg;
   AttributeEngine attrs(cfg);
@@ -226,13 +227,20 @@ TEST_P(JointSpec, KeptEvaluationsAgreeWithFreshOnes) {
         a.reset(static_cast<size_t>(p.slot_count()));
         for (int slot : in.slots)
           if (rng.chance(0.8)) a.set(slot, rng.uniform_int(p.lo(slot), p.hi(slot)));
-        Evaluation kept;
-        kept.run(p, in.program, a);
+        Evaluations kept;  // plain, then congruent
+        for (size_t e = 0; e < 2; ++e) kept.add(in.program, e == 1), kept.run(e, p, in.program, a);
         for (int slot : in.slots) {
           if (rng.chance(0.2)) a.known[static_cast<size_t>(slot)] ^= 1;
           else a.set(slot, rng.uniform_int(p.lo(slot), p.hi(slot)));
-          kept.rerun(p, in.program, a, in.readers_of(slot));
-          ASSERT_EQ(kept.result(), p.eval(in.program, a)) << spec().joints()[k].label << ", slot " << slot;
+          for (size_t e = 0; e < 2; ++e) kept.rerun(e, p, in.program, a, in.readers_of(slot));
+          const auto plain = p.eval(in.program, a);
+          Evaluations fresh;
+          fresh.add(in.program, true);
+          fresh.run(0, p, in.program, a);
+          const std::string at = spec().joints()[k].label + ", slot " + std::to_string(slot);
+          ASSERT_EQ(kept.result(0), plain) << at;
+          ASSERT_EQ(kept.result(1), fresh.result(0)) << at;
+          if (plain) ASSERT_EQ(kept.result(1), plain) << at;
           ++checked;
         }
       }
