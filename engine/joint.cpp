@@ -267,8 +267,8 @@ JointProblem::Instance JointProblem::instance(const Term& t, int k) {
 
 namespace {
 
-// Where `step` fits in a congruence x = residue (mod modulus): a modulus of 0 is an exact value,
-// 1 no knowledge.
+// What is known of a value x: x = residue (mod modulus). A modulus of 0 is an exact value, 1 no
+// knowledge.
 struct Congruence {
   int64_t residue = 0, modulus = 1;
   static Congruence of(bool known, int64_t v, const int64_t* residue, const int64_t* modulus, size_t i) {
@@ -276,39 +276,41 @@ struct Congruence {
   }
 };
 
-int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
-
 // The congruence of an unknown node's value, from its operands' (Granger's domain): products and
 // sums of multiples stay multiples, so a product of sizes already fixed divides every completion
 // of it. Arithmetic that could overflow gives no knowledge.
 Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t* value, const uint8_t* known,
                       const int64_t* residue, const int64_t* modulus, const int* kids) {
   auto at = [&](int i) { return Congruence::of(known[size_t(i)], value[size_t(i)], residue, modulus, size_t(i)); };
-  auto add = [](Congruence x, Congruence y, int sign) -> std::optional<Congruence> {
+  auto add = [](Congruence x, Congruence y, bool subtract) -> std::optional<Congruence> {
     int64_t r;
-    if (__builtin_add_overflow(x.residue, sign * y.residue, &r)) return std::nullopt;
-    return Congruence{r, gcd(x.modulus, y.modulus)};
+    if (subtract ? __builtin_sub_overflow(x.residue, y.residue, &r) : __builtin_add_overflow(x.residue, y.residue, &r))
+      return std::nullopt;
+    return Congruence{r, std::gcd(x.modulus, y.modulus)};
   };
   auto mul = [](Congruence x, Congruence y) -> std::optional<Congruence> {
     int64_t r, gg, rg, gr;
     if (__builtin_mul_overflow(x.residue, y.residue, &r) || __builtin_mul_overflow(x.modulus, y.modulus, &gg) ||
         __builtin_mul_overflow(x.residue, y.modulus, &rg) || __builtin_mul_overflow(y.residue, x.modulus, &gr))
       return std::nullopt;
-    return Congruence{r, gcd(gg, gcd(rg, gr))};
+    return Congruence{r, std::gcd(gg, std::gcd(rg, gr))};
   };
   std::optional<Congruence> out;
   switch (n.op) {
-    case TermOp::Neg: out = add(Congruence{0, 0}, at(n.a), -1); break;
-    case TermOp::Add: out = add(at(n.a), at(n.b), 1); break;
-    case TermOp::Sub: out = add(at(n.a), at(n.b), -1); break;
+    case TermOp::Neg: out = add(Congruence{0, 0}, at(n.a), true); break;
+    case TermOp::Add: out = add(at(n.a), at(n.b), false); break;
+    case TermOp::Sub: out = add(at(n.a), at(n.b), true); break;
     case TermOp::Mul: out = mul(at(n.a), at(n.b)); break;
     // a - b * q for whatever q (the solver's a mod 0 is a).
-    case TermOp::Mod: out = Congruence{at(n.a).residue, gcd(at(n.a).modulus, gcd(at(n.b).residue, at(n.b).modulus))}; break;
+    case TermOp::Mod:
+      out = Congruence{at(n.a).residue, std::gcd(at(n.a).modulus, std::gcd(at(n.b).residue, at(n.b).modulus))};
+      break;
     case TermOp::Ite: {
       if (known[size_t(n.a)]) return at(value[size_t(n.a)] != 0 ? n.b : n.c);
       Congruence x = at(n.b), y = at(n.c);
       int64_t d;
-      if (!__builtin_sub_overflow(x.residue, y.residue, &d)) out = Congruence{x.residue, gcd(gcd(x.modulus, y.modulus), d)};
+      if (!__builtin_sub_overflow(x.residue, y.residue, &d))
+        out = Congruence{x.residue, std::gcd(std::gcd(x.modulus, y.modulus), d)};
       break;
     }
     case TermOp::Sum: case TermOp::Prod: {
@@ -316,7 +318,7 @@ Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t
       out = Congruence{n.op == TermOp::Sum ? 0 : 1, 0};
       for (int64_t j = n.value; out && j < c->residue && j - n.value < n.count; ++j) {
         Congruence body = at(kids[size_t(n.first + (j - n.value))]);
-        out = n.op == TermOp::Sum ? add(*out, body, 1) : mul(*out, body);
+        out = n.op == TermOp::Sum ? add(*out, body, false) : mul(*out, body);
       }
       break;
     }
@@ -329,7 +331,7 @@ Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t
 
 // Whether two congruences share no value.
 bool disjoint(Congruence x, Congruence y) {
-  int64_t d = gcd(x.modulus, y.modulus), diff;
+  int64_t d = std::gcd(x.modulus, y.modulus), diff;
   if (__builtin_sub_overflow(x.residue, y.residue, &diff)) return false;
   return d == 0 ? diff != 0 : diff % d != 0;
 }
@@ -480,7 +482,6 @@ std::optional<int64_t> JointProblem::eval(const Program& p, const Assignment& a)
   e.run(0, *this, p, a);
   return e.result(0);
 }
-
 
 // ---- JointSolver -------------------------------------------------------------------------
 

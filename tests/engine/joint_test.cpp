@@ -51,14 +51,21 @@ Config with(JointStrategy j) {
   return cfg;
 }
 
+// A spec's joint problem, with an assignment that knows no slot yet.
+struct Problem {
+  explicit Problem(const Spec& s) : attrs(cfg), p(s, cfg, attrs) { a.reset(static_cast<size_t>(p.slot_count())); }
+  Config cfg;
+  AttributeEngine attrs;
+  JointProblem p;
+  Assignment a;
+};
+
 TEST(Term, EvaluatesLikePythonAndPartially) {
   Spec s("t.eval");
   s.in(Int("a")).in(Int("b")).joint("uses a and b", value("a") + value("b") >= 0);
-  Config cfg;
-  AttributeEngine attrs(cfg);
-  JointProblem p(s, cfg, attrs);
-  Assignment a;
-  a.reset(static_cast<size_t>(p.slot_count()));
+  Problem problem(s);
+  JointProblem& p = problem.p;
+  Assignment& a = problem.a;
   EXPECT_EQ(p.eval(Term(-7) / 2, a), -4);
   EXPECT_EQ(p.eval(Term(-7) % 2, a), 1);
   EXPECT_EQ(p.eval(Term(7) % -2, a), -1);
@@ -78,11 +85,9 @@ TEST(Term, EvaluatesLikePythonAndPartially) {
 TEST(Term, FoldsRunOverTheRankOrLength) {
   Spec s("t.folds");
   s.in(Tensor("self")).in(LengthList("l")).joint("reads both", numel("self") == sum(elems("l")));
-  Config cfg;
-  AttributeEngine attrs(cfg);
-  JointProblem p(s, cfg, attrs);
-  Assignment a;
-  a.reset(static_cast<size_t>(p.slot_count()));
+  Problem problem(s);
+  JointProblem& p = problem.p;
+  Assignment& a = problem.a;
   a.set(p.slot(JointAttr::Rank, 0, -1), 3);
   for (int64_t d = 0; d < 3; ++d) a.set(p.slot(JointAttr::Size, 0, d), d + 2);  // [2, 3, 4]
   EXPECT_EQ(p.eval(numel("self"), a), 24);
@@ -102,11 +107,9 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
 TEST(Term, CongruencesDecideEquationsEarly) {
   Spec s("t.congruent");
   s.in(Tensor("self")).in(Shape("size")).in(Int("y")).joint("numel is the product", numel("self") == prod(elems("size")));
-  Config cfg;
-  AttributeEngine attrs(cfg);
-  JointProblem p(s, cfg, attrs);
-  Assignment a;
-  a.reset(static_cast<size_t>(p.slot_count()));
+  Problem problem(s);
+  JointProblem& p = problem.p;
+  Assignment& a = problem.a;
   a.set(p.raw_slot(JointAttr::Rank, 0, -1), 2);
   a.set(p.raw_slot(JointAttr::Size, 0, 0), 3);
   a.set(p.raw_slot(JointAttr::Size, 0, 1), 4);  // numel 12
