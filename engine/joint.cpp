@@ -339,9 +339,10 @@ bool disjoint(Congruence x, Congruence y) {
 // Evaluates nodes order[from..to) of `p` (order nullptr: nodes [from, to)) into value/known,
 // reading the other nodes' values from there. With residue/modulus (kCongruent), an unknown
 // node also gets the congruence its value keeps, and an equation whose two sides' congruences
-// share no value is known to fail.
+// share no value is known to fail. Inlined into its one caller: most reruns evaluate a few nodes,
+// and the call cost as much.
 template <bool kCongruent>
-void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
+[[gnu::always_inline]] inline void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
               int64_t* residue, int64_t* modulus, const int* order, size_t from, size_t to) {
   // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
   // through the vectors would be reloaded after every node.
