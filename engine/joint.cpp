@@ -271,17 +271,21 @@ namespace {
 // knowledge.
 struct Congruence {
   int64_t residue = 0, modulus = 1;
-  static Congruence of(bool known, int64_t v, const int64_t* residue, const int64_t* modulus, size_t i) {
-    return known ? Congruence{v, 0} : Congruence{residue[i], modulus[i]};
-  }
+};
+
+// An evaluation's nodes, each read as a congruence: a known value exactly, else what is kept of it.
+struct NodeCongruences {
+  const int64_t* value;
+  const uint8_t* known;
+  const int64_t *residue, *modulus;
+  Congruence operator[](size_t i) const { return known[i] ? Congruence{value[i], 0} : Congruence{residue[i], modulus[i]}; }
 };
 
 // The congruence of an unknown node's value, from its operands' (Granger's domain): products and
 // sums of multiples stay multiples, so a product of sizes already fixed divides every completion
 // of it. Arithmetic that could overflow gives no knowledge.
-Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t* value, const uint8_t* known,
-                      const int64_t* residue, const int64_t* modulus, const int* kids) {
-  auto at = [&](int i) { return Congruence::of(known[size_t(i)], value[size_t(i)], residue, modulus, size_t(i)); };
+Congruence congruence(const Program::Node& n, const Congruence* c, const NodeCongruences& nodes, const int* kids) {
+  auto at = [&](int i) { return nodes[size_t(i)]; };
   auto add = [](Congruence x, Congruence y, bool subtract) -> std::optional<Congruence> {
     int64_t r;
     if (subtract ? __builtin_sub_overflow(x.residue, y.residue, &r) : __builtin_add_overflow(x.residue, y.residue, &r))
@@ -302,11 +306,13 @@ Congruence congruence(const Program::Node& n, const Congruence* c, const int64_t
     case TermOp::Sub: out = add(at(n.a), at(n.b), true); break;
     case TermOp::Mul: out = mul(at(n.a), at(n.b)); break;
     // a - b * q for whatever q (the solver's a mod 0 is a).
-    case TermOp::Mod:
-      out = Congruence{at(n.a).residue, std::gcd(at(n.a).modulus, std::gcd(at(n.b).residue, at(n.b).modulus))};
+    case TermOp::Mod: {
+      Congruence x = at(n.a), y = at(n.b);
+      out = Congruence{x.residue, std::gcd(x.modulus, std::gcd(y.residue, y.modulus))};
       break;
+    }
     case TermOp::Ite: {
-      if (known[size_t(n.a)]) return at(value[size_t(n.a)] != 0 ? n.b : n.c);
+      if (nodes.known[size_t(n.a)]) return at(nodes.value[size_t(n.a)] != 0 ? n.b : n.c);
       Congruence x = at(n.b), y = at(n.c);
       int64_t d;
       if (!__builtin_sub_overflow(x.residue, y.residue, &d))
@@ -427,9 +433,9 @@ template <bool kCongruent>
       if (!k && n.congruence != Program::kNothing) {
         std::optional<Congruence> count;  // a fold's, when known
         if (is_fold(n.op) && n.slot >= 0 && slot_known[size_t(n.slot)]) count = Congruence{slot_value[size_t(n.slot)], 0};
-        c = congruence(n, count ? &*count : nullptr, value, known, residue, modulus, kids);
-        if (n.congruence == Program::kDecides &&
-            disjoint(Congruence::of(known[a], value[a], residue, modulus, a), Congruence::of(known[b], value[b], residue, modulus, b)))
+        const NodeCongruences nodes{value, known, residue, modulus};
+        c = congruence(n, count ? &*count : nullptr, nodes, kids);
+        if (n.congruence == Program::kDecides && disjoint(nodes[a], nodes[b]))
           k = true, v = n.op == TermOp::Ne, c = {v, 0};
       }
       residue[i] = c.residue, modulus[i] = c.modulus;
