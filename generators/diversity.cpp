@@ -116,16 +116,19 @@ void KeySet::clear() {
   has_zero_ = false;
 }
 
-void DiversityCounter::observe(const Sample& s) { observe(s.metas); }
+size_t DiversityCounter::observe(const Sample& s) { return observe(s.metas); }
 
-void DiversityCounter::observe(std::span<const MetaArg> metas) {
+size_t DiversityCounter::observe(std::span<const MetaArg> metas) {
+  size_t fresh = 0;
   classes_.resize(metas.size());
   for (size_t i = 0; i < metas.size(); ++i) {
-    classes_[i] = diversity_class(metas[i]);
-    singles_.insert(mix(i, classes_[i]));
+    classes_[i] = mix(i, diversity_class(metas[i]));  // (argument, class)
+    fresh += singles_.insert(classes_[i]);
   }
+  // The rotation keeps (a, b) and (b, a) apart; the keys of singles are already mixed.
   for (size_t i = 0; i < metas.size(); ++i)
-    for (size_t j = i + 1; j < metas.size(); ++j) pairs_.insert(mix(mix(mix(i, j), classes_[i]), classes_[j]));
+    for (size_t j = i + 1; j < metas.size(); ++j) fresh += pairs_.insert(splitmix(classes_[i] ^ std::rotl(classes_[j], 23)));
+  return fresh;
 }
 
 }  // namespace opsfuzz

@@ -55,8 +55,9 @@ class KeySet {
 // be of one spec.
 class DiversityCounter {
  public:
-  void observe(const Sample& s);
-  void observe(std::span<const MetaArg> metas);
+  // Both return how many classes and class pairs the sample covers that none before it did.
+  size_t observe(const Sample& s);
+  size_t observe(std::span<const MetaArg> metas);
   // Sum over the arguments of the classes each took.
   size_t single() const { return singles_.size(); }
   // Sum over the unordered pairs of arguments of the class pairs each pair took (0 for an op

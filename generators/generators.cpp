@@ -220,8 +220,9 @@ ArgumentTupleGenerator::ArgumentTupleGenerator(const Spec& spec, Config cfg, uin
 uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_; }
 
 bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
-  // Skipped tasks do not consume an index; the skips before this sample vary its seed.
-  Rng rng(derive_seed(derive_seed(seed_, index_), skips_));
+  // Skipped tasks and redrawn candidates do not consume an index; the misses before this sample
+  // vary its seed.
+  Rng rng(derive_seed(derive_seed(seed_, index_), misses_));
   // Sampling joint constraints without look-ahead needs more attempts, and may still fail.
   const bool sampling = engine_.joint().active() && !engine_.joint().exact();
   const int retries = cfg_.limits.retries * (task.valid() ? 2 : 1) * (sampling ? 8 : 1);
@@ -267,6 +268,15 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   return true;
 }
 
+// Invalid samples are not redrawn: what their stream covers is the rule each one breaks. Once
+// the budget is spent the classes are not even looked at, so a long stream runs at full speed.
+bool ArgumentTupleGenerator::redraw(const Sample& candidate) {
+  if (validity_ != Validity::Valid || stats_.redrawn == kRedrawBudget) return false;
+  if (covered_.observe(candidate) > 0 || redraws_ == kRedraws) return false;
+  ++redraws_, ++misses_, ++stats_.redrawn;
+  return true;
+}
+
 bool ArgumentTupleGenerator::next(Sample& out) {
   if (tasks_.empty()) return false;
   for (;;) {
@@ -278,15 +288,16 @@ bool ArgumentTupleGenerator::next(Sample& out) {
     }
     const Task& task = tasks_[task_];
     bool ok = attempt(task, out);
+    if (ok && redraw(out)) continue;  // the same task and variant, from the next seed
     if (ok && variant_ == 0) variants_ = tuple_.variants;
     if (!ok) {
-      ++stats_.skipped_tasks, ++skips_;
+      ++stats_.skipped_tasks, ++misses_;
       variants_ = 1;
     }
     if (++variant_ >= variants_) ++task_, variant_ = 0;
     if (!ok) continue;
     ++index_, ++produced_this_round_, ++stats_.samples;
-    skips_ = 0;
+    misses_ = 0, redraws_ = 0;
     return true;
   }
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/engine.h"
+#include "generators/diversity.h"
 #include "generators/variable_generator.h"
 
 #include <ATen/core/Tensor.h>
@@ -56,12 +57,13 @@ std::string sample_id(const Sample& s);
 
 struct GenerationStats {
   uint64_t samples = 0;
-  uint64_t attempts = 0;
+  uint64_t attempts = 0;      // solves begun, for redrawn candidates too
   uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
   uint64_t skipped_tasks = 0; // tasks given up: an invalid one's constraint could not be violated,
                               // or a valid one's joint constraints did not hold when sampled
   uint64_t rounds = 0;        // completed passes over the task plan
   uint64_t solver_calls = 0;  // queries to the joint-constraint solver
+  uint64_t redrawn = 0;       // valid candidates dropped for covering no class the stream had not
 };
 
 enum class Validity { Valid, Invalid };
@@ -77,8 +79,16 @@ class ArgumentTupleGenerator {
   const GenerationStats& stats() const { return stats_; }
   uint64_t tuples_per_round() const;  // samples in the first round (after one round has run)
 
+  // A valid candidate that covers no argument class or class pair the stream has not covered
+  // yet is drawn again, up to kRedraws times, so that the first samples cover more classes
+  // (OPERA's parameter-setting diversity, sought while generating). Classes run out, and then
+  // every candidate would be redrawn: a stream redraws at most kRedrawBudget candidates.
+  static constexpr int kRedraws = 3;
+  static constexpr uint64_t kRedrawBudget = 64;
+
  private:
   bool attempt(const Task& task, Sample& out);
+  bool redraw(const Sample& candidate);
 
   const Spec& spec_;
   Config cfg_;
@@ -93,7 +103,9 @@ class ArgumentTupleGenerator {
   uint64_t index_ = 0;
   uint64_t first_round_ = 0;
   uint64_t produced_this_round_ = 0;
-  uint64_t skips_ = 0;        // tasks skipped since the last sample
+  uint64_t misses_ = 0;       // tasks skipped and candidates redrawn since the last sample
+  int redraws_ = 0;           // candidates redrawn for this sample
+  DiversityCounter covered_;  // the classes of the valid candidates (until the budget is spent)
   int empty_rounds_ = 0;
   std::vector<c10::IValue> values_;
   MetaTuple tuple_;

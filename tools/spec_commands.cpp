@@ -139,8 +139,8 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
   note_sampling(specs, cfg, err);
   bool summary = o.format == SampleFormat::Summary;
   if (summary)
-    out << row("%-30s %8s %7s %8s %7s %6s %7s %7s %10s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
-               "ranks", "single", "pairs", "dead-ends", "z3-calls", "samples/s");
+    out << row("%-30s %8s %7s %8s %7s %6s %7s %7s %10s %8s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
+               "ranks", "single", "pairs", "dead-ends", "redrawn", "z3-calls", "samples/s");
   std::optional<YamlSuiteWriter> yaml;
   if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid});
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
@@ -158,11 +158,12 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sum.stats = gen.stats();
     if (summary)
-      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %9llu %10.0f\n", spec->op().c_str(),
+      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %8llu %9llu %10.0f\n", spec->op().c_str(),
                  static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
                  static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
                  sum.diversity.single(), sum.diversity.pairs(),
                  static_cast<unsigned long long>(sum.stats.dead_ends),
+                 static_cast<unsigned long long>(sum.stats.redrawn),
                  static_cast<unsigned long long>(sum.stats.solver_calls),
                  (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
   }

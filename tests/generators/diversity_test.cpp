@@ -1,6 +1,8 @@
-// DiversityCounter on hand-made samples whose class counts are known.
+// DiversityCounter on hand-made samples whose class counts are known, and valid streams that seek
+// classes they have not covered.
 #include "generators/diversity.h"
 #include "generators/generators.h"
+#include "specs/db/db.h"
 
 #include <gtest/gtest.h>
 
@@ -148,14 +150,16 @@ TEST(DiversityCounter, ThreeArgumentsHaveThreePairs) {
   DiversityCounter c;
   auto observe = [&](bool a, bool b, bool d) {
     std::vector<MetaArg> s{value_arg(ArgType::Bool, a), value_arg(ArgType::Bool, b), value_arg(ArgType::Bool, d)};
-    c.observe(s);
+    return c.observe(s);
   };
-  observe(true, true, true), observe(false, false, false);
+  EXPECT_EQ(observe(true, true, true), 6u);  // what each observation covers first
+  EXPECT_EQ(observe(false, false, false), 6u);
   EXPECT_EQ(c.single(), 6u);
   EXPECT_EQ(c.pairs(), 6u);
-  observe(true, false, true);  // new for (a,b) and (b,c), not for (a,c)
+  EXPECT_EQ(observe(true, false, true), 2u);  // new for (a,b) and (b,c), not for (a,c)
   EXPECT_EQ(c.single(), 6u);
   EXPECT_EQ(c.pairs(), 8u);
+  EXPECT_EQ(observe(true, false, true), 0u);
 }
 
 TEST(DiversityCounter, ArgumentsAreToldApartByPosition) {
@@ -175,6 +179,39 @@ TEST(DiversityCounter, ObservesASampleThroughItsMetas) {
   c.observe(s);
   EXPECT_EQ(c.single(), 4u);
   EXPECT_EQ(c.pairs(), 5u);  // (self, alpha): 2, (self, dtype): 1, (alpha, dtype): 2
+}
+
+// Valid streams seek new classes: until the stream's redraw budget is spent, a sample that
+// covers nothing new was kept only after its candidate had been redrawn kRedraws times.
+TEST(DiversitySeeking, ValidSamplesCoveringNothingNewWereRedrawnToTheLimit) {
+  using G = ArgumentTupleGenerator;
+  uint64_t kept_at_limit = 0, budget_spent_in = 0;
+  for (const char* op : {"_pdist_forward.default", "permute_copy.default", "add.Tensor", "convolution.default"}) {
+    SCOPED_TRACE(op);
+    G gen(*find_spec(op), Config{}, 0, Validity::Valid);
+    DiversityCounter covered;
+    Sample s;
+    for (uint64_t i = 0; i < 400; ++i) {
+      const uint64_t before = gen.stats().redrawn;
+      ASSERT_TRUE(gen.next(s));
+      const uint64_t redrawn = gen.stats().redrawn - before;
+      ASSERT_LE(redrawn, static_cast<uint64_t>(G::kRedraws));
+      ASSERT_LE(gen.stats().redrawn, G::kRedrawBudget);
+      if (covered.observe(s) > 0 || gen.stats().redrawn == G::kRedrawBudget) continue;
+      EXPECT_EQ(redrawn, static_cast<uint64_t>(G::kRedraws)) << "sample " << i << " covers nothing new";
+      ++kept_at_limit;
+    }
+    budget_spent_in += gen.stats().redrawn == G::kRedrawBudget;
+  }
+  EXPECT_GT(kept_at_limit, 0u);  // both ways of keeping a sample that covers nothing new were taken
+  EXPECT_GT(budget_spent_in, 0u);
+}
+
+TEST(DiversitySeeking, InvalidSamplesAreNotRedrawn) {
+  ArgumentTupleGenerator gen(*find_spec("permute_copy.default"), Config{}, 0, Validity::Invalid);
+  Sample s;
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(gen.next(s));
+  EXPECT_EQ(gen.stats().redrawn, 0u);
 }
 
 TEST(KeySet, CountsDistinctKeysAcrossGrowth) {
