@@ -125,9 +125,11 @@ size_t DiversityCounter::observe(std::span<const MetaArg> metas) {
     classes_[i] = mix(i, diversity_class(metas[i]));  // (argument, class)
     fresh += singles_.insert(classes_[i]);
   }
-  // The rotation keeps (a, b) and (b, a) apart; the keys of singles are already mixed.
+  // The keys of singles are mixed already: one step more makes a pair's (the rotation keeps
+  // (a, b) and (b, a) apart).
   for (size_t i = 0; i < metas.size(); ++i)
-    for (size_t j = i + 1; j < metas.size(); ++j) fresh += pairs_.insert(splitmix(classes_[i] ^ std::rotl(classes_[j], 23)));
+    for (size_t j = i + 1; j < metas.size(); ++j)
+      fresh += pairs_.insert(splitmix(classes_[i] ^ std::rotl(classes_[j], 23)));
   return fresh;
 }
 

@@ -63,7 +63,7 @@ struct GenerationStats {
                               // or a valid one's joint constraints did not hold when sampled
   uint64_t rounds = 0;        // completed passes over the task plan
   uint64_t solver_calls = 0;  // queries to the joint-constraint solver
-  uint64_t redrawn = 0;       // valid candidates dropped for covering no class the stream had not
+  uint64_t redrawn = 0;       // valid candidates drawn again: they covered no new class
 };
 
 enum class Validity { Valid, Invalid };
