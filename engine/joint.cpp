@@ -780,7 +780,106 @@ bool JointSolver::is_free(int broken, int s) {
   return undecided;
 }
 
-// Each value is evaluated again only where `s` changes the instances reading it.
+// Follows the instance from its root down to its one read of s, asking of each node the value
+// that the one above needs of it, as long as that need is the only way to make it hold: an
+// equation's side that reads s must equal the other side; +, -, negation, * by a known nonzero
+// factor, and sums and products over bodies of which one reads s, are undone; `and` needs its
+// operands true, `or` its one operand that reads s, `ite` the branch its known condition takes,
+// `not` a false operand. Anything else (an inequality, a `not` that needs a true operand) leaves
+// several values, and the scan decides.
+JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& want) {
+  const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
+  const Program& p = in.program;
+  const auto [value, known] = on_witness_.nodes(static_cast<size_t>(broken));
+  reads_.assign(p.nodes.size(), 0);
+  for (int i : in.readers_of(s)) reads_[static_cast<size_t>(i)] = 1;
+  auto reads = [&](int i) { return i >= 0 && reads_[static_cast<size_t>(i)]; };
+  // The operand of n that reads s, when the other one does not and is known (its value: other).
+  int64_t other = 0;
+  auto one_side = [&](const Program::Node& n, int& side) {
+    if (reads(n.a) == reads(n.b)) return false;
+    side = reads(n.a) ? n.a : n.b;
+    const int o = side == n.a ? n.b : n.a;
+    other = value[o];
+    return known[o] != 0;
+  };
+  int i = static_cast<int>(p.nodes.size()) - 1;
+  want = 1;
+  for (;;) {
+    const Program::Node& n = p.nodes[static_cast<size_t>(i)];
+    if (!reads(i)) return known[i] && value[i] == want ? Mend::kScan : Mend::kNone;  // s cannot change it
+    int side = -1;
+    switch (n.op) {
+      case TermOp::Attr: return n.slot == s ? Mend::kOnly : Mend::kScan;  // else a computed index
+      case TermOp::Eq:
+        if (want != 1 || !one_side(n, side)) return Mend::kScan;
+        want = other;
+        break;
+      case TermOp::Not:
+        if (want != 1) return Mend::kScan;
+        side = n.a, want = 0;
+        break;
+      case TermOp::Neg:
+        if (want == std::numeric_limits<int64_t>::min()) return Mend::kScan;
+        side = n.a, want = -want;
+        break;
+      case TermOp::Add: case TermOp::Sub: {
+        if (!one_side(n, side)) return Mend::kScan;
+        bool overflow = n.op == TermOp::Add  ? __builtin_sub_overflow(want, other, &want)
+                        : side == n.a        ? __builtin_add_overflow(want, other, &want)
+                                             : __builtin_sub_overflow(other, want, &want);  // other - x
+        if (overflow) return Mend::kScan;
+        break;
+      }
+      case TermOp::Mul:
+        if (!one_side(n, side) || other == 0) return Mend::kScan;
+        if (want % other != 0) return Mend::kNone;
+        want /= other;
+        break;
+      case TermOp::And:
+        if (want != 1) return Mend::kScan;
+        if (!reads(n.a) || !reads(n.b)) {  // the one that does not read s must hold already
+          const int fixed = reads(n.a) ? n.b : n.a;
+          if (!known[fixed]) return Mend::kScan;
+          if (value[fixed] == 0) return Mend::kNone;
+        }
+        side = reads(n.a) ? n.a : n.b;
+        break;
+      case TermOp::Or:
+        if (want != 1 || !one_side(n, side) || other != 0) return Mend::kScan;
+        break;
+      case TermOp::Ite:
+        if (reads(n.a) || !known[n.a]) return Mend::kScan;
+        side = value[n.a] != 0 ? n.b : n.c;
+        break;
+      case TermOp::Sum: case TermOp::Prod: {
+        if (n.slot < 0 || n.slot == s || !witness_.known[static_cast<size_t>(n.slot)]) return Mend::kScan;
+        const bool sum = n.op == TermOp::Sum;
+        int64_t rest = sum ? 0 : 1;  // of the bodies that do not read s
+        for (int64_t j = n.value; j < witness_.values[static_cast<size_t>(n.slot)] && j - n.value < n.count; ++j) {
+          const int body = p.kids[static_cast<size_t>(n.first + (j - n.value))];
+          if (reads(body)) {
+            if (side >= 0) return Mend::kScan;
+            side = body;
+          } else if (!known[body] || (sum ? __builtin_add_overflow(rest, value[body], &rest)
+                                          : __builtin_mul_overflow(rest, value[body], &rest))) {
+            return Mend::kScan;
+          }
+        }
+        if (side < 0 || (sum ? __builtin_sub_overflow(want, rest, &want) : rest == 0)) return Mend::kScan;
+        if (!sum && want % rest != 0) return Mend::kNone;
+        if (!sum) want /= rest;
+        break;
+      }
+      default: return Mend::kScan;
+    }
+    i = side;
+  }
+}
+
+// Each value is evaluated again only where `s` changes the instances reading it. Where only one
+// value can mend the instance, the scan would keep that one after trying every other value: it
+// is taken at once, with the same outcome.
 bool JointSolver::mend(int broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
@@ -793,6 +892,19 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());
+  int64_t only = 0;
+  switch (only_mending_value(broken, s, only)) {
+    case Mend::kNone: return false;
+    case Mend::kOnly: {
+      const bool in_domain = std::binary_search(values.begin(), values.end(), only);
+      if (in_domain) value = only;
+      const bool mends = in_domain && holds(broken);
+      if (!mends) value = chosen;
+      witness_changed(s);
+      return mends;
+    }
+    case Mend::kScan: break;
+  }
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     value = values[(start + k) % values.size()];
     if (!holds(broken)) continue;

@@ -79,6 +79,10 @@ class Evaluations {
     if (!known_[s.known + s.nodes - 1]) return std::nullopt;
     return value_[s.value + s.nodes - 1];
   }
+  // Program k's node values, and whether each is known.
+  std::pair<const int64_t*, const uint8_t*> nodes(size_t k) const {
+    return {value_.data() + spans_[k].value, known_.data() + spans_[k].known};
+  }
 
  private:
   struct Span {  // where a program's node values are: by node, then (congruent) residues and moduli
@@ -217,6 +221,10 @@ class JointSolver {
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(int broken, int s, Rng& rng);
+  // Whether one value of witness slot `s` alone (kOnly: `value`) or none (kNone) can make
+  // `broken` hold, as far as following its equation down to s tells; kScan: values must be tried.
+  enum class Mend { kScan, kNone, kOnly };
+  Mend only_mending_value(int broken, int s, int64_t& value);
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
   bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
@@ -280,6 +288,7 @@ class JointSolver {
   std::vector<int> changed_;
   std::vector<int64_t> before_;
   std::vector<int> candidates_;  // the slots a move of the repair may take
+  std::vector<uint8_t> reads_;   // only_mending_value: the nodes that read its slot
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   PerTask* task_ = nullptr;
   bool first_choice_ = false;  // no slot is fixed yet in this tuple

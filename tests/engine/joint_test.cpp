@@ -178,6 +178,32 @@ TEST(JointConstraints, SamplingRetriesWhereZ3LooksAhead) {
   EXPECT_EQ(distinct.size(), 20u);  // every composition of 3 into 4 parts
 }
 
+// The local search completes a drawn value by moving the other slots of the constraint it
+// breaks: here only a = 3b + 4 mends it, through `or`, `not`, `==`, `-` and `*`, and no value of a
+// in [-20, 20] does for b outside [-8, 5]; no d mends 2d == e for an odd e.
+TEST(JointConstraints, LocalSearchMendsAnEquationWhereOneValueCan) {
+  SKIP_WITHOUT_Z3();
+  Spec s("t.equation");
+  s.in(Int("a").value(Be(-20, 20))).in(Int("b").value(Be(-20, 20))).in(Int("c").value(Be(0, 1)))
+      .in(Int("d").value(Be(-10, 10))).in(Int("e").value(Be(-20, 20)))
+      .joint("a - 3b == 4 when c", !(value("c") > 0) || (value("a") - 3 * value("b") == 4))
+      .joint("2d == e", 2 * value("d") == value("e"));
+  Problem problem(s);
+  JointSolver solver(s, problem.cfg, problem.attrs);
+  Rng rng(1);
+  solver.begin(Task{0, Attribute::Value, -1}, rng);
+  auto slot = [&](int arg) { return solver.slot(arg, ArgType::Int, Attribute::Value, -1); };
+  const int b = slot(1), c = slot(2), e = slot(4);
+  ASSERT_TRUE(solver.completes(c, 1, rng));  // the tuple's first choice
+  solver.fix(c, 1);
+  for (int64_t v = -20; v <= 20; ++v) {
+    SCOPED_TRACE(v);
+    EXPECT_EQ(solver.completes(b, v, rng), v >= -8 && v <= 5);
+    EXPECT_EQ(solver.completes(e, v, rng), v % 2 == 0);
+  }
+  EXPECT_EQ(solver.oracle_calls(), 1u);  // the first model: the rest was the local search's
+}
+
 TEST(JointConstraints, InvalidTupleBreaksExactlyTheNegatedJointConstraint) {
   SKIP_WITHOUT_Z3();
   Spec s = tight_sum();
