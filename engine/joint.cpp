@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 
 namespace opsfuzz {
@@ -273,6 +274,12 @@ struct Congruence {
   int64_t residue = 0, modulus = 1;
 };
 
+// The bodies fold n reads when its count slot holds `count`: those of indices n.value to
+// count - 1, at most n.count of them.
+std::span<const int> bodies_read(const Program::Node& n, int64_t count, const int* kids) {
+  return {kids + n.first, static_cast<size_t>(std::clamp<int64_t>(count - n.value, 0, n.count))};
+}
+
 // An evaluation's nodes, each read as a congruence: a known value exactly, else what is kept of it.
 struct NodeCongruences {
   const int64_t* value;
@@ -322,9 +329,9 @@ Congruence congruence(const Program::Node& n, const Congruence* c, const NodeCon
     case TermOp::Sum: case TermOp::Prod: {
       if (!c) break;  // the count is unknown
       out = Congruence{n.op == TermOp::Sum ? 0 : 1, 0};
-      for (int64_t j = n.value; out && j < c->residue && j - n.value < n.count; ++j) {
-        Congruence body = at(kids[size_t(n.first + (j - n.value))]);
-        out = n.op == TermOp::Sum ? add(*out, body, false) : mul(*out, body);
+      for (int body : bodies_read(n, c->residue, kids)) {
+        if (!out) break;
+        out = n.op == TermOp::Sum ? add(*out, at(body), false) : mul(*out, at(body));
       }
       break;
     }
@@ -415,8 +422,7 @@ template <bool kCongruent>
       default: {  // folds; All and Any decide as soon as one body does
         auto [kc, count] = read(n.slot);
         k = kc, v = n.op == TermOp::Sum ? 0 : n.op == TermOp::Any ? 0 : 1;
-        for (int64_t j = n.value; kc && j < count && j - n.value < n.count; ++j) {
-          int body = kids[size_t(n.first + (j - n.value))];
+        for (int body : kc ? bodies_read(n, count, kids) : std::span<const int>{}) {
           if (!known[size_t(body)]) { k = false; continue; }
           int64_t bv = value[size_t(body)];
           if (n.op == TermOp::Sum) v += bv;
@@ -856,8 +862,7 @@ JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& wa
         if (n.slot < 0 || n.slot == s || !witness_.known[static_cast<size_t>(n.slot)]) return Mend::kScan;
         const bool sum = n.op == TermOp::Sum;
         int64_t rest = sum ? 0 : 1;  // of the bodies that do not read s
-        for (int64_t j = n.value; j < witness_.values[static_cast<size_t>(n.slot)] && j - n.value < n.count; ++j) {
-          const int body = p.kids[static_cast<size_t>(n.first + (j - n.value))];
+        for (int body : bodies_read(n, witness_.values[static_cast<size_t>(n.slot)], p.kids.data())) {
           if (reads(body)) {
             if (side >= 0) return Mend::kScan;
             side = body;
@@ -891,7 +896,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   };
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
-  size_t start = values.empty() ? 0 : rng.index(values.size());
+  size_t start = values.empty() ? 0 : rng.index(values.size());  // drawn on every path: the same stream
   int64_t only = 0;
   switch (only_mending_value(broken, s, only)) {
     case Mend::kNone: return false;
