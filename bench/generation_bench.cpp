@@ -2,6 +2,7 @@
 // ablation (Z3 look-ahead vs sampling with retry), and space operations. Valid generation of an
 // op FACTO also covers reports x_facto: our tuples/s over FACTO's (bench/facto-rates.tsv).
 #include "bench/facto_rates.h"
+#include "engine/engine.h"
 #include "generators/generators.h"
 #include "specs/db/db.h"
 
@@ -79,6 +80,29 @@ void register_all() {
   }
 }
 
+// Element fills: one 4,096-element tensor of each dtype under each value profile, over the
+// values its dtype holds (the generator clips them to its window). elements/s is what counts.
+void fill_elements(benchmark::State& state, c10::ScalarType dtype, ValueProfile profile) {
+  constexpr int64_t kElements = 4096;
+  TensorConfig cfg;
+  TensorGenerator gen(cfg);
+  TensorMeta meta;
+  meta.dtype = dtype, meta.shape = {kElements}, meta.profile = profile, meta.contiguous = true;
+  meta.values = tensor_value_space(dtype);
+  Rng rng(1);
+  for (auto _ : state) benchmark::DoNotOptimize(gen.generate(meta, rng));
+  state.counters["elements/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kElements), benchmark::Counter::kIsRate);
+}
+
+void register_fills() {
+  for (auto dtype : {c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Long, c10::ScalarType::Int,
+                     c10::ScalarType::Byte, c10::ScalarType::Bool})
+    for (auto profile : {ValueProfile::Uniform, ValueProfile::Boundary, ValueProfile::Special, ValueProfile::Sparse})
+      benchmark::RegisterBenchmark(("elements/" + std::string(c10::toString(dtype)) + "/" + std::string(name(profile))).c_str(),
+                                   fill_elements, dtype, profile);
+}
+
 void BM_SpaceNarrowing(benchmark::State& state) {
   for (auto _ : state) {
     auto s = VariableSpace::range(VarType::Int, -20, 20);
@@ -105,6 +129,7 @@ BENCHMARK(BM_SpaceIn);
 
 int main(int argc, char** argv) {
   opsfuzz::register_all();
+  opsfuzz::register_fills();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
 }

@@ -19,19 +19,22 @@ std::string sample_id(const Sample& s) {
 namespace {
 
 template <class T> void fill(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
-  if (gen.fill_plain(data, n, rng)) return;
-  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(gen.next(rng));
+  gen.fill(data, n, rng, [](double v) { return static_cast<T>(v); });
 }
 
-// Integers drawn as doubles may sit just outside the dtype's range after rounding.
+// Integers drawn as doubles may sit just outside the dtype's range after rounding: they take its
+// nearest end. Clamped, as minsd/maxsd rather than branches (tables of boundaries hit the ends
+// at random); int64's top, 2^63, is no int64, so the double below it stands in for it.
 template <class T> void fill_int(T* data, int64_t n, VariableGenerator& gen, Rng& rng) {
   constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
   constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
-  if (gen.fill_plain(data, n, rng)) return;  // its window lies inside the dtype's range
-  for (int64_t i = 0; i < n; ++i) {
-    double v = gen.next(rng);
-    data[i] = v >= hi ? std::numeric_limits<T>::max() : v <= lo ? std::numeric_limits<T>::lowest() : static_cast<T>(v);
-  }
+  constexpr bool exact_top = sizeof(T) < sizeof(int64_t);
+  constexpr double top = exact_top ? hi : 0x1.fffffffffffffp62;
+  gen.fill(data, n, rng, [=](double v) {
+    const T inside = static_cast<T>(std::min(std::max(v, lo), top));
+    if constexpr (exact_top) return inside;
+    else return v >= hi ? std::numeric_limits<T>::max() : inside;
+  });
 }
 
 template <class C> void fill_complex(C* data, int64_t n, VariableGenerator& gen, Rng& rng) {
@@ -116,12 +119,7 @@ at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
   int64_t n = t.numel();
   using S = c10::ScalarType;
   switch (meta.dtype) {
-    case S::Bool: {
-      bool* d = t.data_ptr<bool>();
-      if (!gen.fill_plain(d, n, rng))
-        for (int64_t i = 0; i < n; ++i) d[i] = gen.next(rng) != 0;
-      break;
-    }
+    case S::Bool: gen.fill(t.data_ptr<bool>(), n, rng, [](double v) { return v != 0; }); break;
     case S::Byte: fill_int(t.data_ptr<uint8_t>(), n, gen, rng); break;
     case S::Char: fill_int(t.data_ptr<int8_t>(), n, gen, rng); break;
     case S::Short: fill_int(t.data_ptr<int16_t>(), n, gen, rng); break;

@@ -8,6 +8,7 @@
 #include <c10/core/ScalarType.h>
 
 #include <algorithm>
+#include <bit>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -32,31 +33,61 @@ class VariableGenerator {
   }
   const std::vector<double>& favoured() const { return favoured_; }
 
-  // Fills n elements when the profile is plain Uniform (false otherwise), from 32 random bits
-  // each: two per random number, or for large tensors from Rng::fill32 in bulk (seeding its
-  // lanes costs as much as a hundred elements).
-  template <class T> bool fill_plain(T* out, int64_t n, Rng& rng) const {
-    if (!plain_) return false;
-    auto make = [&](uint32_t bits) { return static_cast<T>(from_bits(bits)); };
+  // Fills n elements, each make(v) of a value v that next() could have drawn, and the same values
+  // as n calls of next() would give. Where the draws need no more than one random number each,
+  // they are made without branching on which part of the mixture an element takes (a coin toss
+  // the processor mispredicts); a plain Uniform profile draws 32 random bits an element, in bulk
+  // for large tensors, and its values need no `make` (they lie in the window, inside any dtype).
+  template <class T, class Make> void fill(T* out, int64_t n, Rng& rng, Make make) {
+    if (plain_) return fill_uniform(out, n, rng);
+    if (!single_window_ || (is_int_ && span_ > (uint64_t{1} << 16))) {
+      for (int64_t i = 0; i < n; ++i) out[i] = make(next(rng));
+      return;
+    }
+    const size_t entries = table_.size();
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t r = rng.next();
+      const uint32_t high = static_cast<uint32_t>(r >> 32);
+      const double drawn = from_bits(high);
+      const double entry = entries ? table_[(uint64_t{high} * entries) >> 32] : drawn;
+      out[i] = make(select(static_cast<uint32_t>(r) >= uniform_below_, entry, drawn));
+    }
+  }
+
+ private:
+  // Uniform draws over the single window, from 32 random bits each: two per random number, or
+  // for large tensors from Rng::fill32 in bulk (seeding its lanes costs as much as a hundred
+  // elements). The conversions are from_bits' in forms the compiler vectorizes.
+  template <class T> void fill_uniform(T* out, int64_t n, Rng& rng) const {
     constexpr int64_t kChunk = 1024;
     if (n < kChunk / 4) {
       for (int64_t i = 0; i < n; i += 2) {
         const uint64_t r = rng.next();
-        out[i] = make(static_cast<uint32_t>(r));
-        if (i + 1 < n) out[i + 1] = make(static_cast<uint32_t>(r >> 32));
+        out[i] = static_cast<T>(from_bits(static_cast<uint32_t>(r)));
+        if (i + 1 < n) out[i + 1] = static_cast<T>(from_bits(static_cast<uint32_t>(r >> 32)));
       }
-      return true;
+      return;
     }
     uint32_t bits[kChunk];
     for (int64_t i = 0; i < n; i += kChunk) {
       const int64_t m = std::min(kChunk, n - i);
       rng.fill32(bits, static_cast<size_t>(m));
-      for (int64_t j = 0; j < m; ++j) out[i + j] = make(bits[j]);
+      if (is_int_) {
+        const int64_t lo = static_cast<int64_t>(lo_);  // exact: the window's ends are integers below 2^53
+        for (int64_t j = 0; j < m; ++j) out[i + j] = static_cast<T>(lo + static_cast<int64_t>((uint64_t{bits[j]} * span_) >> 32));
+      } else {
+        for (int64_t j = 0; j < m; ++j) {  // bits as a double through a signed conversion, exactly
+          const double unit = (static_cast<double>(static_cast<int32_t>(bits[j] ^ 0x80000000u)) + 0x1.0p31) * 0x1.0p-32;
+          out[i + j] = static_cast<T>(lo_ + width_ * unit);
+        }
+      }
     }
-    return true;
   }
-
- private:
+  // a when `first`, else b, without a branch.
+  static double select(bool first, double a, double b) {
+    const uint64_t mask = -static_cast<uint64_t>(first);
+    return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) | (std::bit_cast<uint64_t>(b) & ~mask));
+  }
   double draw_window(Rng& rng) const { return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01(); }
   // A value of the single window from 32 random bits: evenly spaced for floats (2^32 of them),
   // by multiply-shift for integers (biased by at most span_ / 2^32).
