@@ -80,8 +80,10 @@ bool VariableSpace::empty() const {
 
 bool VariableSpace::contains(const Value& raw) const {
   if (!interval_) return cofinite_ != values_.contains(coerce(type_, raw));
-  if (!is_numeric(raw)) return false;
-  double v = as_double(raw);
+  return is_numeric(raw) && contains_number(as_double(raw));
+}
+
+bool VariableSpace::contains_number(double v) const {
   if (std::isnan(v)) return nan_;
   if (is_int() && (std::isinf(v) || v != std::floor(v))) return false;
   return std::any_of(intervals_.begin(), intervals_.end(),

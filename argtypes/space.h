@@ -40,6 +40,7 @@ class VariableSpace {
 
   bool empty() const;
   bool contains(const Value& v) const;
+  bool contains_number(double v) const;  // of an Int or Float space; the same as contains(v)
   // Number of members when finite (intervals over Int count their integers); -1 when infinite.
   int64_t size() const;
   // Finite members in order, at most `limit` of them.

@@ -181,6 +181,7 @@ std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n,
     if (all.size() > 2) std::rotate(all.begin() + 1, all.end() - 1, all.end());  // min, max, rest
     return all;
   }
+  if (s.type() == VarType::Int && s.is_interval()) return int_candidates(s, n, rng);
   if (auto lo = s.min(); lo && std::isfinite(*lo)) add(*lo);
   if (auto hi = s.max(); hi && std::isfinite(*hi)) add(*hi);
   if (s.is_interval())
@@ -188,6 +189,22 @@ std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n,
   for (size_t attempt = 0; out.size() < n && attempt < 8 * n; ++attempt) add(pick(s, rng));
   if (out.size() > n) out.resize(n);
   return out;
+}
+
+// What candidates() does for an Int interval space (most foci), on int64s instead of Values: the
+// same values in the same order, from the same draws. Ends and 0/±1 are integers there, and so
+// is every pick.
+std::vector<Value> AttributeEngine::int_candidates(const VariableSpace& s, size_t n, Rng& rng) const {
+  boost::container::small_vector<int64_t, 16> ints;
+  auto add = [&](int64_t v) {
+    if (s.contains_number(static_cast<double>(v)) && std::find(ints.begin(), ints.end(), v) == ints.end())
+      ints.push_back(v);
+  };
+  for (double end : {s.intervals().front().lo, s.intervals().back().hi})
+    if (std::isfinite(end)) add(static_cast<int64_t>(end));
+  for (int64_t special : {0, 1, -1}) add(special);
+  for (size_t attempt = 0; ints.size() < n && attempt < 8 * n; ++attempt) add(std::get<int64_t>(pick(s, rng)));
+  return std::vector<Value>(ints.begin(), ints.begin() + static_cast<std::ptrdiff_t>(std::min(n, ints.size())));
 }
 
 Value AttributeEngine::pick(const VariableSpace& s, Rng& rng) const {

@@ -74,6 +74,7 @@ class AttributeEngine {
     VariableSpace space;
     bool negated;
   };
+  std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
   static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                                std::vector<std::string>* applied, bool lenient) const;
