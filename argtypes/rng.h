@@ -41,6 +41,14 @@ class Rng {
   // n 32-bit random numbers for bulk fills, from two xoshiro256** lanes seeded by this generator
   // and stepped together in one vector: about half the instructions of next() per number.
   void fill32(uint32_t* out, size_t n);
+  // n 32-bit random numbers from next(), the low half of each first.
+  void halves(uint32_t* out, size_t n) {
+    for (size_t i = 0; i < n; i += 2) {
+      const uint64_t r = next();
+      out[i] = static_cast<uint32_t>(r);
+      if (i + 1 < n) out[i + 1] = static_cast<uint32_t>(r >> 32);
+    }
+  }
 
  private:
   template <class W> static W rotl(W x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -54,21 +62,5 @@ class Rng {
   }
   uint64_t s_[4];
 };
-
-inline void Rng::fill32(uint32_t* out, size_t n) {
-  using Lanes = uint64_t __attribute__((vector_size(16)));
-  uint64_t seeds[2] = {next(), next()};
-  Lanes s[4];
-  for (auto& lanes : s) lanes = Lanes{splitmix64(seeds[0]), splitmix64(seeds[1])};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    Lanes r = step(s);
-    std::memcpy(out + i, &r, sizeof r);
-  }
-  if (i < n) {
-    Lanes r = step(s);
-    std::memcpy(out + i, &r, (n - i) * sizeof(uint32_t));
-  }
-}
 
 }  // namespace opsfuzz

@@ -155,4 +155,41 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
   return windows_.back().hi;
 }
 
+// Built for x86-64-v4 (AVX-512) and v3 (AVX2) beside the baseline, chosen when the program
+// loads. Integers convert exactly; the floats' arithmetic is the same in every clone, since this
+// file is built without contracting a * b + c into one rounding (CMakeLists.txt).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define OPSFUZZ_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define OPSFUZZ_VECTOR_CLONES
+#endif
+
+template <class T>
+OPSFUZZ_VECTOR_CLONES void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width,
+                                         uint64_t span, T* out) {
+  if (is_int) {
+    const int64_t first = static_cast<int64_t>(lo);  // exact: the window's ends are integers below 2^53
+    for (size_t j = 0; j < n; ++j) out[j] = static_cast<T>(first + static_cast<int64_t>((uint64_t{bits[j]} * span) >> 32));
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) {  // bits as a double through a signed conversion, exactly
+    const double unit = (static_cast<double>(static_cast<int32_t>(bits[j] ^ 0x80000000u)) + 0x1.0p31) * 0x1.0p-32;
+    out[j] = static_cast<T>(lo + width * unit);
+  }
+}
+
+#define OPSFUZZ_WINDOW_VALUES(T) \
+  template void window_values<T>(const uint32_t*, size_t, bool, double, double, uint64_t, T*);
+OPSFUZZ_WINDOW_VALUES(bool)
+OPSFUZZ_WINDOW_VALUES(uint8_t)
+OPSFUZZ_WINDOW_VALUES(int8_t)
+OPSFUZZ_WINDOW_VALUES(int16_t)
+OPSFUZZ_WINDOW_VALUES(int32_t)
+OPSFUZZ_WINDOW_VALUES(int64_t)
+OPSFUZZ_WINDOW_VALUES(c10::Half)
+OPSFUZZ_WINDOW_VALUES(c10::BFloat16)
+OPSFUZZ_WINDOW_VALUES(float)
+OPSFUZZ_WINDOW_VALUES(double)
+#undef OPSFUZZ_WINDOW_VALUES
+
 }  // namespace opsfuzz

@@ -15,6 +15,12 @@
 
 namespace opsfuzz {
 
+// The values of a single window [lo, lo + width] that VariableGenerator::from_bits gives for n
+// 32-bit random numbers (integers: lo + bits * span / 2^32), cast to T. In vector form, and on
+// x86-64 for the widest vectors the processor has: the same values on every processor.
+template <class T>
+void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width, uint64_t span, T* out);
+
 class VariableGenerator {
  public:
   // `favoured` are the values the profile draws half of the time, as far as the space admits
@@ -57,30 +63,15 @@ class VariableGenerator {
  private:
   // Uniform draws over the single window, from 32 random bits each: two per random number, or
   // for large tensors from Rng::fill32 in bulk (seeding its lanes costs as much as a hundred
-  // elements). The conversions are from_bits' in forms the compiler vectorizes.
+  // elements). The bits become values in bulk (window_values), from_bits' values in vector form.
   template <class T> void fill_uniform(T* out, int64_t n, Rng& rng) const {
     constexpr int64_t kChunk = 1024;
-    if (n < kChunk / 4) {
-      for (int64_t i = 0; i < n; i += 2) {
-        const uint64_t r = rng.next();
-        out[i] = static_cast<T>(from_bits(static_cast<uint32_t>(r)));
-        if (i + 1 < n) out[i + 1] = static_cast<T>(from_bits(static_cast<uint32_t>(r >> 32)));
-      }
-      return;
-    }
     uint32_t bits[kChunk];
     for (int64_t i = 0; i < n; i += kChunk) {
-      const int64_t m = std::min(kChunk, n - i);
-      rng.fill32(bits, static_cast<size_t>(m));
-      if (is_int_) {
-        const int64_t lo = static_cast<int64_t>(lo_);  // exact: the window's ends are integers below 2^53
-        for (int64_t j = 0; j < m; ++j) out[i + j] = static_cast<T>(lo + static_cast<int64_t>((uint64_t{bits[j]} * span_) >> 32));
-      } else {
-        for (int64_t j = 0; j < m; ++j) {  // bits as a double through a signed conversion, exactly
-          const double unit = (static_cast<double>(static_cast<int32_t>(bits[j] ^ 0x80000000u)) + 0x1.0p31) * 0x1.0p-32;
-          out[i + j] = static_cast<T>(lo_ + width_ * unit);
-        }
-      }
+      const size_t m = static_cast<size_t>(std::min(kChunk, n - i));
+      if (n < kChunk / 4) rng.halves(bits, m);
+      else rng.fill32(bits, m);
+      window_values(bits, m, is_int_, lo_, width_, span_, out + i);
     }
   }
   // a when `first`, else b, without a branch.
