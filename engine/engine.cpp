@@ -115,17 +115,19 @@ size_t AttributeEngine::ConstantKeyHash::operator()(const ConstantKey& k) const 
 const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
                                             bool& negated, VariableSpace& buffer, std::vector<std::string>* applied,
                                             bool lenient) const {
-  bool constant = !applied && std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
-    return c.attribute != a || c.constant || !c.applies(cfg_.contract);
-  });
-  if (!constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
+  if (applied) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
+  // Whether the constraints read the context is kept with the space: one lookup a call.
   ConstantKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self())};
   auto it = constant_spaces_.find(key);
   if (it == constant_spaces_.end()) {
-    bool n = false;
-    VariableSpace s = solve_uncached(arg, a, ctx, negate, n, nullptr, lenient);
-    it = constant_spaces_.emplace(key, Solved{std::move(s), n}).first;
+    Solved solved;
+    solved.constant = std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
+      return c.attribute != a || c.constant || !c.applies(cfg_.contract);
+    });
+    if (solved.constant) solved.space = solve_uncached(arg, a, ctx, negate, solved.negated, nullptr, lenient);
+    it = constant_spaces_.emplace(key, std::move(solved)).first;
   }
+  if (!it->second.constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, nullptr, lenient);
   negated = it->second.negated;
   return it->second.space;
 }

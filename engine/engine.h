@@ -59,7 +59,8 @@ class AttributeEngine {
 
  private:
   // A space whose constraints all read no context depends only on this key (the universe on
-  // the dtype of a value): it is solved once per engine.
+  // the dtype of a value): it is solved once per engine. Keys of other spaces are kept too, to
+  // say so.
   struct ConstantKey {
     const ArgSpec* arg;
     Attribute a;
@@ -71,8 +72,9 @@ class AttributeEngine {
     size_t operator()(const ConstantKey& k) const;
   };
   struct Solved {
+    bool constant = false;  // else the space is solved at every call, and not kept
     VariableSpace space;
-    bool negated;
+    bool negated = false;
   };
   std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
   static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
