@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -105,31 +106,51 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
 }
 
-size_t AttributeEngine::ConstantKeyHash::operator()(const ConstantKey& k) const {
-  size_t h = std::hash<const void*>()(k.arg);
-  for (size_t x : {static_cast<size_t>(k.a), static_cast<size_t>(k.negate), static_cast<size_t>(k.universe)})
-    h = h * 1000003 ^ x;
-  return h;
+size_t AttributeEngine::home(const ConstantKey& k) const {
+  uint64_t x = reinterpret_cast<uintptr_t>(k.arg) ^ (static_cast<uint64_t>(k.a) << 56) ^
+               (static_cast<uint64_t>(static_cast<uint32_t>(k.negate)) << 24) ^ static_cast<uint64_t>(k.universe);
+  return static_cast<size_t>(splitmix64(x)) & (table_.size() - 1);
+}
+
+const AttributeEngine::Solved* AttributeEngine::find(const ConstantKey& k) const {
+  if (table_.empty()) return nullptr;
+  for (size_t i = home(k);; i = (i + 1) & (table_.size() - 1))
+    if (!table_[i] || table_[i]->key == k) return table_[i];
+}
+
+const AttributeEngine::Solved& AttributeEngine::add(Solved solved) const {
+  solved_.push_back(std::move(solved));
+  auto place = [&](const Solved& s) {
+    size_t i = home(s.key);
+    while (table_[i]) i = (i + 1) & (table_.size() - 1);
+    table_[i] = &s;
+  };
+  if (2 * solved_.size() <= table_.size()) {
+    place(solved_.back());
+  } else {  // kept at most half full, so that probes stay short
+    table_.assign(std::bit_ceil(std::max<size_t>(64, 4 * solved_.size())), nullptr);
+    for (const Solved& s : solved_) place(s);
+  }
+  return solved_.back();
 }
 
 const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
                                             bool& negated, VariableSpace& buffer, std::vector<std::string>* applied,
                                             bool lenient) const {
-  if (applied) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
-  // Whether the constraints read the context is kept with the space: one lookup a call.
-  ConstantKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self())};
-  auto it = constant_spaces_.find(key);
-  if (it == constant_spaces_.end()) {
-    Solved solved;
-    solved.constant = std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
-      return c.attribute != a || c.constant || !c.applies(cfg_.contract);
-    });
-    if (solved.constant) solved.space = solve_uncached(arg, a, ctx, negate, solved.negated, nullptr, lenient);
-    it = constant_spaces_.emplace(key, std::move(solved)).first;
+  bool constant = !applied && std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
+    return c.attribute != a || c.constant || !c.applies(cfg_.contract);
+  });
+  if (!constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
+  const ConstantKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self())};
+  const Solved* solved = find(key);
+  if (!solved) {
+    Solved s;
+    s.key = key;
+    s.space = solve_uncached(arg, a, ctx, negate, s.negated, nullptr, lenient);
+    solved = &add(std::move(s));
   }
-  if (!it->second.constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, nullptr, lenient);
-  negated = it->second.negated;
-  return it->second.space;
+  negated = solved->negated;
+  return solved->space;
 }
 
 VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,

@@ -10,9 +10,9 @@
 #include "engine/joint.h"
 #include "specs/model/spec.h"
 
+#include <deque>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace opsfuzz {
 
@@ -59,8 +59,7 @@ class AttributeEngine {
 
  private:
   // A space whose constraints all read no context depends only on this key (the universe on
-  // the dtype of a value): it is solved once per engine. Keys of other spaces are kept too, to
-  // say so.
+  // the dtype of a value): it is solved once per engine.
   struct ConstantKey {
     const ArgSpec* arg;
     Attribute a;
@@ -68,14 +67,14 @@ class AttributeEngine {
     int universe;  // the dtype or scalar kind a value's universe depends on
     friend bool operator==(const ConstantKey&, const ConstantKey&) = default;
   };
-  struct ConstantKeyHash {
-    size_t operator()(const ConstantKey& k) const;
-  };
   struct Solved {
-    bool constant = false;  // else the space is solved at every call, and not kept
+    ConstantKey key{};
     VariableSpace space;
     bool negated = false;
   };
+  const Solved* find(const ConstantKey& key) const;  // nullptr when there is none yet
+  const Solved& add(Solved solved) const;
+  size_t home(const ConstantKey& key) const;  // where probing for the key starts in table_
   std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
   static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
@@ -83,7 +82,10 @@ class AttributeEngine {
 
   const Config& cfg_;
   VariableSpace dtypes_;  // the tensor dtypes the config allows
-  mutable std::unordered_map<ConstantKey, Solved, ConstantKeyHash> constant_spaces_;
+  // Looked up at every solve: open addressing over a power-of-two table of the entries of
+  // `solved_` (which never move), where std::unordered_map divided by a prime each time.
+  mutable std::deque<Solved> solved_;
+  mutable std::vector<const Solved*> table_;  // nullptr: free
 };
 
 struct ArgRequest {
