@@ -158,15 +158,11 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
 // Built for x86-64-v4 (AVX-512) and v3 (AVX2) beside the baseline, chosen when the program
 // loads. Integers convert exactly; the floats' arithmetic is the same in every clone, since this
 // file is built without contracting a * b + c into one rounding (CMakeLists.txt).
-#if defined(__x86_64__) && defined(__GNUC__)
-#define OPSFUZZ_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define OPSFUZZ_VECTOR_CLONES
-#endif
-
 template <class T>
-OPSFUZZ_VECTOR_CLONES void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width,
-                                         uint64_t span, T* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width, uint64_t span, T* out) {
   if (is_int) {
     const int64_t first = static_cast<int64_t>(lo);  // exact: the window's ends are integers below 2^53
     for (size_t j = 0; j < n; ++j) out[j] = static_cast<T>(first + static_cast<int64_t>((uint64_t{bits[j]} * span) >> 32));

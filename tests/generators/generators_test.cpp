@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <set>
 
@@ -39,6 +40,33 @@ TEST(VariableGenerator, BoundaryProfileHitsTheEnds) {
   std::set<double> seen;
   for (int i = 0; i < 500; ++i) seen.insert(g.next(rng));
   EXPECT_TRUE(seen.count(-128) && seen.count(127));
+}
+
+// The bulk conversion (built for the widest vectors the processor has) gives each element the
+// value the scalar formula does, to the bit: a*b+c fused into one rounding would change some.
+TEST(VariableGenerator, BulkWindowValuesAreTheScalarOnes) {
+  std::vector<uint32_t> bits(1001);  // not a multiple of any vector width
+  Rng rng(3);
+  rng.fill32(bits.data(), bits.size());
+  bits[0] = 0, bits[1] = 0xffffffffu, bits[2] = 0x80000000u, bits[3] = 0x7fffffffu;
+  const double lo = -20.3, width = 40.7;  // with long mantissas, so that a fused product rounds apart
+  std::vector<double> doubles(bits.size());
+  std::vector<float> floats(bits.size());
+  window_values(bits.data(), bits.size(), false, lo, width, 0, doubles.data());
+  window_values(bits.data(), bits.size(), false, lo, width, 0, floats.data());
+  std::vector<int64_t> longs(bits.size());
+  std::vector<uint8_t> bytes(bits.size());
+  window_values(bits.data(), bits.size(), true, -20, 0, 41, longs.data());
+  window_values(bits.data(), bits.size(), true, 0, 0, 256, bytes.data());
+  for (size_t j = 0; j < bits.size(); ++j) {
+    volatile double unit = bits[j] * 0x1.0p-32;  // volatile: rounded apart from the sum
+    volatile double scaled = width * unit;
+    const double expected = lo + scaled;
+    ASSERT_EQ(std::bit_cast<uint64_t>(doubles[j]), std::bit_cast<uint64_t>(expected)) << "element " << j;
+    ASSERT_EQ(floats[j], static_cast<float>(expected)) << "element " << j;
+    ASSERT_EQ(longs[j], -20 + static_cast<int64_t>((uint64_t{bits[j]} * 41) >> 32)) << "element " << j;
+    ASSERT_EQ(bytes[j], bits[j] >> 24) << "element " << j;
+  }
 }
 
 TEST(TensorGenerator, EveryDtypeWithinItsSpace) {
