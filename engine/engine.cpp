@@ -374,7 +374,7 @@ void MetaArgEngine::note_deviations(Attribute a, int64_t element, int64_t count,
 
 bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out) {
   constexpr int kDraws = 4;  // drawn values tried before the oracle is asked for one
-  std::vector<std::string> labels;
+  boost::container::small_vector<const std::string*, 4> ruled_out;  // the labels, spelled out only at a dead end
   joint_.narrow(slot, space);
   joint_.open(slot, space);
   // A value that some instance rules out leaves `space` and `from`; false when none is left.
@@ -383,7 +383,7 @@ bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, Variabl
       out = pick();
       const std::string* label = joint_.rules_out(slot, as_int(out));
       if (!label) return true;
-      if (std::find(labels.begin(), labels.end(), *label) == labels.end()) labels.push_back(*label);
+      if (std::find(ruled_out.begin(), ruled_out.end(), label) == ruled_out.end()) ruled_out.push_back(label);
       space.ne(out);
       if (&from != &space) from.ne(out);
     }
@@ -403,6 +403,8 @@ bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, Variabl
     }
   }
   if (!ok) {
+    std::vector<std::string> labels;
+    for (const std::string* label : ruled_out) labels.push_back(*label);
     if (labels.empty()) labels.push_back("the joint constraints (no completion)");
     dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
     return false;
