@@ -722,12 +722,20 @@ bool JointSolver::start_from(int slot, int64_t v, Rng& rng) {
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   auto& value = witness_.values[static_cast<size_t>(slot)];
   if (value == v) return true;  // the witness completes it
+  // The open instances that the fixed values and v decide hold in every completion: settled for
+  // the search (as fix settles them), their witness evaluations left as they are. Not at a first
+  // choice, whose witness evaluations later tuples take over (start_from).
+  decided_.clear();
+  if (!first_choice_ && checked_ == std::pair<int, int64_t>{slot, v})
+    for (int k : open_)
+      if (forward_.result(static_cast<size_t>(k)) == 1) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
   changed_.assign(1, slot), before_.assign(1, value);
   value = v;
   witness_changed(slot);
   if (repair(slot, rng, thorough)) return true;
   for (size_t i = 0; i < changed_.size(); ++i) witness_.values[static_cast<size_t>(changed_[i])] = before_[i];
   for (int s : changed_) witness_changed(s);
+  for (int k : decided_) settled_[static_cast<size_t>(k)] = 0;
   return false;
 }
 
@@ -953,10 +961,11 @@ void JointSolver::fix(int slot, int64_t v) {
   const bool checked = checked_ == std::pair<int, int64_t>{slot, v};
   size_t next_open = 0;
   for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
-    auto& settled = settled_[static_cast<size_t>(k)];  // never open: an open instance is undecided
+    const bool open = checked && next_open < open_.size() && open_[next_open] == k;
+    next_open += open;
+    auto& settled = settled_[static_cast<size_t>(k)];  // open: settled by try_value at most
     if (settled) continue;
-    if (checked && next_open < open_.size() && open_[next_open] == k) ++next_open;
-    else rerun(forward_, k, fixed_, slot);
+    if (!open) rerun(forward_, k, fixed_, slot);
     settled = forward_.result(static_cast<size_t>(k)) == 1;
   }
   if (oracle_) oracle_->fix(slot, v);

@@ -287,6 +287,7 @@ class JointSolver {
   // The slots the value being tried (first) and its repair moved, and their values before.
   std::vector<int> changed_;
   std::vector<int64_t> before_;
+  std::vector<int> decided_;  // try_value: the open instances it settled
   std::vector<int> candidates_;  // the slots a move of the repair may take
   std::vector<uint8_t> reads_;   // only_mending_value: the nodes that read its slot
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
