@@ -30,17 +30,22 @@ const std::map<std::string, double>& facto_rates() {
   return rates;
 }
 
-// The first tuple is made before the timing and reported apart (first_tuple_ms): it pays once per
-// process for what later tuples reuse, the first model of the joint constraints above all (one
-// Z3 solve, 300 ms for max_pool3d_with_indices), which would otherwise be most of a short run.
+// Makes the first tuple before the timing and reports what it took (first_tuple_ms): it pays once
+// per process for what later tuples reuse, the joint constraints' first model above all (one Z3
+// solve, 260 ms for max_pool3d_with_indices), which would otherwise be most of a short run. When
+// there is none the run is skipped, and its timing loop does not run.
+void first_tuple(benchmark::State& state, ArgumentTupleGenerator& gen, Sample& s, const char* none) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!gen.next(s)) state.SkipWithError(none);
+  state.counters["first_tuple_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 void generate(benchmark::State& state, const std::string& op, Validity v) {
   at::set_num_threads(1);
   const Spec& spec = *find_spec(op);
   ArgumentTupleGenerator gen(spec, Config{}, 1, v);
   Sample s;
-  const auto start = std::chrono::steady_clock::now();
-  if (!gen.next(s)) state.SkipWithError("the stream ended");  // the loop below then does not run
-  state.counters["first_tuple_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  first_tuple(state, gen, s, "the stream ended");
   for (auto _ : state)
     if (!gen.next(s)) {  // a stream that ended would time nothing
       state.SkipWithError("the stream ended");
@@ -62,13 +67,14 @@ void generate_joint(benchmark::State& state, const std::string& op, JointStrateg
   cfg.joint = strategy;
   ArgumentTupleGenerator gen(*find_spec(op), cfg, 1, Validity::Valid);
   Sample s;
+  first_tuple(state, gen, s, "no valid sample");
   for (auto _ : state)
     if (!gen.next(s)) {
       state.SkipWithError("no valid sample");
       break;
     }
-  const auto& st = gen.stats();
-  state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(st.samples), benchmark::Counter::kIsRate);
+  const auto& st = gen.stats();  // the first tuple's counts included
+  state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["dead_end_frac"] = static_cast<double>(st.dead_ends) / static_cast<double>(std::max<uint64_t>(st.attempts, 1));
   state.counters["z3_calls/tuple"] = static_cast<double>(st.solver_calls) / static_cast<double>(std::max<uint64_t>(st.samples, 1));
   state.counters["skipped_tasks"] = static_cast<double>(st.skipped_tasks);
