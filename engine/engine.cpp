@@ -391,11 +391,11 @@ bool MetaArgEngine::choose_joint(int slot, Attribute a, int64_t element, Variabl
   };
   bool ok = draw_allowed(space, [&] { return draw(a, space); });
   if (ok) {
-    VariableSpace untried;  // copied from `space` when the first value drawn has no completion (rare)
+    std::optional<VariableSpace> untried;  // made only when the first value drawn has no completion (rare)
     for (int tries = 1; !joint_.completes(slot, as_int(out), *rng_); ++tries) {
-      if (tries == 1) untried = space;
-      untried.ne(out);
-      if (tries == kDraws || !draw_allowed(untried, [&] { return attrs_.pick(untried, *rng_); })) {
+      if (!untried) untried = space;
+      untried->ne(out);
+      if (tries == kDraws || !draw_allowed(*untried, [&] { return attrs_.pick(*untried, *rng_); })) {
         auto v = joint_.any(slot, space, *rng_);  // the oracle decides, over the whole space
         ok = v.has_value();
         if (ok) out = coerce(space.type(), Value(*v));
