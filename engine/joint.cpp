@@ -529,6 +529,9 @@ void JointSolver::begin(const Task& task, Rng& rng) {
     pt.drawn.resize(n);
     for (const auto* in : pt.active)
       if (in->constraint != negated_) leave_out_broken_values(pt, *in);
+    pt.enforced.assign(pt.active.size(), {});
+    for (size_t k = 0; k < pt.active.size(); ++k)
+      if (pt.active[k]->constraint != negated_) pt.enforced[k] = enforced(pt, *pt.active[k]);
     pt.by_slot.resize(n);
     Assignment none;
     none.reset(n);
@@ -585,13 +588,18 @@ void JointSolver::unread_entries_to_one(PerTask& pt) {
   if (lengths_completed(model) > lengths_completed(pt.first_model)) pt.first_model = std::move(model);
 }
 
+JointSolver::Reads JointSolver::reads_of(const JointProblem::Instance& in) const {
+  Reads out;
+  for (int s : in.slots) {
+    bool count = std::any_of(in.slots.begin(), in.slots.end(), [&](int e) { return problem_.count_of(e) == s; });
+    (count ? out.counts : out.read).push_back(s);
+  }
+  return out;
+}
+
 void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in) {
-  auto is_count = [&](int c) {
-    return std::any_of(in.slots.begin(), in.slots.end(), [&](int e) { return problem_.count_of(e) == c; });
-  };
-  std::vector<int> read;  // the entries and values, without the counts that say they are read
-  for (int s : in.slots)
-    if (!is_count(s)) read.push_back(s);
+  const auto [read, counts] = reads_of(in);
+  auto is_count = [&](int c) { return std::find(counts.begin(), counts.end(), c) != counts.end(); };
   if (read.size() > 2) return;
   for (int s : read)
     if (pt.movable[static_cast<size_t>(s)].empty()) return;  // too many to try
@@ -622,6 +630,38 @@ void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Insta
   }
 }
 
+JointSolver::Enforced JointSolver::enforced(const PerTask& pt, const JointProblem::Instance& in) const {
+  const auto [read, counts] = reads_of(in);
+  if (read.size() != 1 || counts.size() > 1) return {};
+  Enforced e{read[0], counts.empty() ? -1 : counts[0], 0};
+  const auto& values = pt.movable[static_cast<size_t>(e.slot)];
+  const std::optional<VariableSpace>& drawn = pt.drawn[static_cast<size_t>(e.slot)];
+  std::vector<int64_t> count_values{0};  // none read: one pass
+  if (e.count >= 0) count_values = pt.movable[static_cast<size_t>(e.count)];
+  if (values.empty() || count_values.empty()) return {};
+  Assignment a;
+  a.reset(static_cast<size_t>(problem_.slot_count()));
+  for (int64_t c : count_values) {
+    if (e.count >= 0) a.set(e.count, c);
+    bool every = true;  // every value of the slot, drawn or not
+    for (int64_t v : values) {
+      a.set(e.slot, v);
+      const bool holds = problem_.eval(in.program, a) == 1;
+      if (!holds && (!drawn || drawn->contains_number(static_cast<double>(v)))) return {};
+      every = every && holds;
+    }
+    if (every && e.count >= 0) e.unread |= uint64_t{1} << (c - problem_.lo(e.count));
+  }
+  return e;
+}
+
+bool JointSolver::enforces(int k, int slot, int64_t v) const {
+  const Enforced& e = task_->enforced[static_cast<size_t>(k)];
+  if (slot == e.count) return (e.unread >> (v - problem_.lo(slot))) & 1;
+  const auto& drawn = task_->drawn[static_cast<size_t>(slot)];
+  return slot == e.slot && (!drawn || drawn->contains_number(static_cast<double>(v)));
+}
+
 void JointSolver::narrow(int slot, VariableSpace& space) const {
   if (const auto& drawn = task_->drawn[static_cast<size_t>(slot)]) space.intersect(*drawn);
 }
@@ -646,7 +686,7 @@ void JointSolver::open(int slot, const VariableSpace& space) {
   int64_t n = space.size();  // a larger space could take as many draws
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   for (int k : task_->by_slot[static_cast<size_t>(slot)])
-    if (!forward_.result(static_cast<size_t>(k))) open_.push_back(k);
+    if (task_->enforced[static_cast<size_t>(k)].slot < 0 && !forward_.result(static_cast<size_t>(k))) open_.push_back(k);
 }
 
 // The evaluations of instance k on the fixed values and `slot` = v, which fix(slot, ...) replaces:
@@ -729,6 +769,9 @@ bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   if (!first_choice_ && checked_ == std::pair<int, int64_t>{slot, v})
     for (int k : open_)
       if (forward_.result(static_cast<size_t>(k)) == 1) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
+  if (!first_choice_)
+    for (int k : task_->by_slot[static_cast<size_t>(slot)])
+      if (!settled_[static_cast<size_t>(k)] && enforces(k, slot, v)) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
   changed_.assign(1, slot), before_.assign(1, value);
   value = v;
   witness_changed(slot);
@@ -965,6 +1008,10 @@ void JointSolver::fix(int slot, int64_t v) {
     next_open += open;
     auto& settled = settled_[static_cast<size_t>(k)];  // open: settled by try_value at most
     if (settled) continue;
+    if (task_->enforced[static_cast<size_t>(k)].slot >= 0) {  // its evaluation on the fixed values is not kept
+      settled = enforces(k, slot, v);
+      continue;
+    }
     if (!open) rerun(forward_, k, fixed_, slot);
     settled = forward_.result(static_cast<size_t>(k)) == 1;
   }

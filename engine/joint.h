@@ -252,6 +252,15 @@ class JointSolver {
     std::vector<int64_t> model;  // empty: none
     Evaluations evaluations;
   };
+  // An instance that the values drawn keep holding (stride[i] >= 1 and the like): it reads one
+  // slot, and perhaps the count that says whether it is read, and holds for every value drawn for
+  // that slot whatever the count. It rules out no value drawn, so it is never opened nor evaluated
+  // on the fixed values; it holds once that slot is fixed, or once the count is one of `unread`
+  // (by value - lo, where it holds whatever the slot's value).
+  struct Enforced {
+    int slot = -1, count = -1;  // slot -1: not enforced
+    uint64_t unread = 0;
+  };
   struct PerTask {  // what depends only on the task
     std::vector<VariableSpace> domains;  // by slot
     std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
@@ -265,11 +274,19 @@ class JointSolver {
     // other slot, break (whatever that slot's value), when they break some (drawn from; the
     // local search may still pass through them).
     std::vector<std::optional<VariableSpace>> drawn;
+    std::vector<Enforced> enforced;  // by active instance
   };
   // Node and arc consistency: an instance that reads one or two slots (entries, and the counts
   // that say they are read) takes out of the values drawn for each the values that break it
   // whatever the other's value.
   void leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in);
+  struct Reads {  // an instance's slots: the entries and values it reads, and the counts that say they are read
+    std::vector<int> read, counts;
+  };
+  Reads reads_of(const JointProblem::Instance& in) const;
+  Enforced enforced(const PerTask& pt, const JointProblem::Instance& in) const;
+  // Whether active instance k, enforced, holds in every completion once `slot` (which it reads) is v.
+  bool enforces(int k, int slot, int64_t v) const;
   // The first model's list entries past the list's length are unread: Z3 leaves them any value.
   // Set to 1 (where their domain has it), the size that changes no product, a length drawn
   // larger than the model's may read entries that break little; kept where every instance still
