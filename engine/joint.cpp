@@ -842,9 +842,10 @@ bool JointSolver::is_free(int broken, int s) {
 // equation's side that reads s must equal the other side; +, -, negation, * by a known nonzero
 // factor, and sums and products over bodies of which one reads s, are undone; `and` needs its
 // operands true, `or` its one operand that reads s, `ite` the branch its known condition takes,
-// `not` a false operand. Anything else (an inequality, a `not` that needs a true operand) leaves
+// `not` a false operand; s mod a known divisor must fall in the residue class needed (weight.size(0)
+// in whole groups). Anything else (an inequality, a `not` that needs a true operand) leaves
 // several values, and the scan decides.
-JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& want) {
+JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& want, int64_t& modulus) {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
   const Program& p = in.program;
   const auto [value, known] = on_witness_.nodes(static_cast<size_t>(broken));
@@ -887,6 +888,12 @@ JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& wa
                                              : __builtin_sub_overflow(other, want, &want);  // other - x
         if (overflow) return Mend::kScan;
         break;
+      }
+      case TermOp::Mod: {  // s mod m = want, m known: floor division gives want m's sign and |want| < |m|
+        const Program::Node& a = p.nodes[static_cast<size_t>(n.a)];
+        if (a.op != TermOp::Attr || a.slot != s || reads(n.b) || !known[n.b] || value[n.b] == 0) return Mend::kScan;
+        modulus = value[n.b];
+        return (modulus > 0 ? 0 <= want && want < modulus : modulus < want && want <= 0) ? Mend::kResidue : Mend::kNone;
       }
       case TermOp::Mul:
         if (!one_side(n, side) || other == 0) return Mend::kScan;
@@ -948,8 +955,8 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());  // drawn on every path: the same stream
-  int64_t only = 0;
-  switch (only_mending_value(broken, s, only)) {
+  int64_t only = 0, modulus = 0;  // kResidue: the values x with x mod modulus = only
+  switch (only_mending_value(broken, s, only, modulus)) {
     case Mend::kNone: return false;
     case Mend::kOnly: {
       const bool in_domain = std::binary_search(values.begin(), values.end(), only);
@@ -959,11 +966,11 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
       witness_changed(s);
       return mends;
     }
-    case Mend::kScan: break;
+    case Mend::kResidue: case Mend::kScan: break;
   }
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     value = values[(start + k) % values.size()];
-    if (!holds(broken)) continue;
+    if ((modulus != 0 && value - modulus * floor_div(value, modulus) != only) || !holds(broken)) continue;
     int n = 0;
     for (int o : readers)
       if (o != broken && (n += !holds(o)) >= best) break;

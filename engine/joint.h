@@ -221,10 +221,11 @@ class JointSolver {
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(int broken, int s, Rng& rng);
-  // Whether one value of witness slot `s` alone (kOnly: `value`) or none (kNone) can make
-  // `broken` hold, as far as following its equation down to s tells; kScan: values must be tried.
-  enum class Mend { kScan, kNone, kOnly };
-  Mend only_mending_value(int broken, int s, int64_t& value);
+  // Whether one value of witness slot `s` alone (kOnly: `value`), only the values x with
+  // x mod `modulus` = `value` (kResidue), or none (kNone) can make `broken` hold, as far as
+  // following its equation down to s tells; kScan: values must be tried.
+  enum class Mend { kScan, kNone, kOnly, kResidue };
+  Mend only_mending_value(int broken, int s, int64_t& value, int64_t& modulus);
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
   bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
