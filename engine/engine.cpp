@@ -20,6 +20,35 @@ VariableSpace dtype_space(const TensorConfig& tc) {
 // Bounds used to sample from an unbounded side of a space.
 constexpr double kWindow = 1 << 20;
 
+// A boundary of the space or 0/±1, at random.
+double special_value(const VariableSpace::Intervals& iv, Rng& rng) {
+  const double specials[] = {iv.front().lo, iv.back().hi, 0, 1, -1};
+  return specials[rng.index(5)];
+}
+
+// An interval at random, weighted by its width within [-kWindow, kWindow] (integers: by count).
+const Interval& weighted_interval(const VariableSpace::Intervals& iv, bool is_int, Rng& rng) {
+  auto width = [&](const Interval& i) {
+    double lo = std::max(i.lo, -kWindow), hi = std::min(i.hi, kWindow);
+    return std::max(0.0, hi - lo) + (is_int ? 1 : 0);
+  };
+  double total = 0;
+  for (const auto& i : iv) total += width(i);
+  double r = rng.uniform01() * total;
+  for (const auto& i : iv) {
+    if (r < width(i)) return i;
+    r -= width(i);
+  }
+  return iv.back();
+}
+
+// The part of an interval within [-kWindow, kWindow], or its end nearest to it when outside.
+std::pair<double, double> in_window(const Interval& i) {
+  double lo = std::clamp(i.lo, -kWindow, kWindow), hi = std::clamp(i.hi, -kWindow, kWindow);
+  if (i.lo > kWindow || i.hi < -kWindow) lo = hi = i.lo > kWindow ? i.lo : i.hi;
+  return {lo, hi};
+}
+
 }  // namespace
 
 VariableSpace tensor_value_space(c10::ScalarType t) {
@@ -226,7 +255,7 @@ std::vector<Value> AttributeEngine::int_candidates(const VariableSpace& s, size_
   for (double end : {s.intervals().front().lo, s.intervals().back().hi})
     if (std::isfinite(end)) add(static_cast<int64_t>(end));
   for (int64_t special : {0, 1, -1}) add(special);
-  for (size_t attempt = 0; ints.size() < n && attempt < 8 * n; ++attempt) add(std::get<int64_t>(pick(s, rng)));
+  for (size_t attempt = 0; ints.size() < n && attempt < 8 * n; ++attempt) add(pick_int(s, rng));
   return std::vector<Value>(ints.begin(), ints.begin() + static_cast<std::ptrdiff_t>(std::min(n, ints.size())));
 }
 
@@ -244,29 +273,24 @@ Value AttributeEngine::pick(const VariableSpace& s, Rng& rng) const {
   }
   const auto& iv = s.intervals();
   if (iv.empty()) return std::nan("");  // only NaN is left
-  bool is_int = s.type() == VarType::Int;
+  if (s.type() == VarType::Int) return pick_int(s, rng);
   if (rng.chance(0.25)) {  // a boundary or 0/±1
-    double specials[] = {iv.front().lo, iv.back().hi, 0, 1, -1};
-    double v = specials[rng.index(5)];
-    if (std::isfinite(v) && s.contains(v)) return is_int ? Value(static_cast<int64_t>(v)) : Value(v);
+    double v = special_value(iv, rng);
+    if (std::isfinite(v) && s.contains_number(v)) return v;
   }
-  // An interval weighted by its width, then a uniform value in it.
-  auto width = [&](const Interval& i) {
-    double lo = std::max(i.lo, -kWindow), hi = std::min(i.hi, kWindow);
-    return std::max(0.0, hi - lo) + (is_int ? 1 : 0);
-  };
-  double total = 0;
-  for (const auto& i : iv) total += width(i);
-  double r = rng.uniform01() * total;
-  const Interval* chosen = &iv.back();
-  for (const auto& i : iv) {
-    if (r < width(i)) { chosen = &i; break; }
-    r -= width(i);
-  }
-  double lo = std::clamp(chosen->lo, -kWindow, kWindow), hi = std::clamp(chosen->hi, -kWindow, kWindow);
-  if (chosen->lo > kWindow || chosen->hi < -kWindow) lo = hi = chosen->lo > kWindow ? chosen->lo : chosen->hi;
-  if (is_int) return rng.uniform_int(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+  const Interval& chosen = weighted_interval(iv, false, rng);
+  auto [lo, hi] = in_window(chosen);
   return lo == hi ? lo : rng.uniform_real(lo, hi);
+}
+
+int64_t AttributeEngine::pick_int(const VariableSpace& s, Rng& rng) const {
+  const auto& iv = s.intervals();
+  if (rng.chance(0.25)) {
+    double v = special_value(iv, rng);
+    if (std::isfinite(v) && s.contains_number(v)) return static_cast<int64_t>(v);
+  }
+  auto [lo, hi] = in_window(weighted_interval(iv, true, rng));
+  return rng.uniform_int(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
 }
 
 // ---- StructuralEngine --------------------------------------------------------------------

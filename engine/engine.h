@@ -56,6 +56,8 @@ class AttributeEngine {
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
   // One value, boundaries and special values favoured.
   Value pick(const VariableSpace& s, Rng& rng) const;
+  // pick() of an Int space with intervals left, as an integer: the same value from the same draws.
+  int64_t pick_int(const VariableSpace& s, Rng& rng) const;
 
  private:
   // A space whose constraints all read no context depends only on this key (the universe on
