@@ -845,7 +845,7 @@ bool JointSolver::is_free(int broken, int s) {
 // `not` a false operand; s mod a known divisor must fall in the residue class needed (weight.size(0)
 // in whole groups). Anything else (an inequality, a `not` that needs a true operand) leaves
 // several values, and the scan decides.
-JointSolver::Mend JointSolver::only_mending_value(int broken, int s, int64_t& want, int64_t& modulus) {
+JointSolver::Mend JointSolver::mending_values(int broken, int s, int64_t& want, int64_t& modulus) {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
   const Program& p = in.program;
   const auto [value, known] = on_witness_.nodes(static_cast<size_t>(broken));
@@ -956,7 +956,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());  // drawn on every path: the same stream
   int64_t only = 0, modulus = 0;  // kResidue: the values x with x mod modulus = only
-  switch (only_mending_value(broken, s, only, modulus)) {
+  switch (mending_values(broken, s, only, modulus)) {
     case Mend::kNone: return false;
     case Mend::kOnly: {
       const bool in_domain = std::binary_search(values.begin(), values.end(), only);

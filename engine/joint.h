@@ -225,7 +225,7 @@ class JointSolver {
   // x mod `modulus` = `value` (kResidue), or none (kNone) can make `broken` hold, as far as
   // following its equation down to s tells; kScan: values must be tried.
   enum class Mend { kScan, kNone, kOnly, kResidue };
-  Mend only_mending_value(int broken, int s, int64_t& value, int64_t& modulus);
+  Mend mending_values(int broken, int s, int64_t& value, int64_t& modulus);
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
   bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);
@@ -307,7 +307,7 @@ class JointSolver {
   std::vector<int64_t> before_;
   std::vector<int> decided_;  // try_value: the open instances it settled
   std::vector<int> candidates_;  // the slots a move of the repair may take
-  std::vector<uint8_t> reads_;   // only_mending_value: the nodes that read its slot
+  std::vector<uint8_t> reads_;   // mending_values: the nodes that read its slot
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   PerTask* task_ = nullptr;
   bool first_choice_ = false;  // no slot is fixed yet in this tuple
