@@ -22,6 +22,9 @@ int64_t floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// a mod b with the sign of b (the solver's), b nonzero.
+int64_t floor_mod(int64_t a, int64_t b) { return a - b * floor_div(a, b); }
+
 bool is_fold(TermOp op) { return op >= TermOp::Sum; }
 
 }  // namespace
@@ -396,7 +399,7 @@ template <bool kCongruent>
         break;
       case TermOp::Div: k = known[a] && known[b] && value[b] != 0, v = k ? floor_div(value[a], value[b]) : 0; break;
       case TermOp::Mod:
-        k = known[a] && known[b] && value[b] != 0, v = k ? value[a] - value[b] * floor_div(value[a], value[b]) : 0;
+        k = known[a] && known[b] && value[b] != 0, v = k ? floor_mod(value[a], value[b]) : 0;
         break;
       case TermOp::Lt: k = known[a] && known[b], v = value[a] < value[b]; break;
       case TermOp::Le: k = known[a] && known[b], v = value[a] <= value[b]; break;
@@ -635,7 +638,6 @@ JointSolver::Enforced JointSolver::enforced(const PerTask& pt, const JointProble
   if (read.size() != 1 || counts.size() > 1) return {};
   Enforced e{read[0], counts.empty() ? -1 : counts[0], 0};
   const auto& values = pt.movable[static_cast<size_t>(e.slot)];
-  const std::optional<VariableSpace>& drawn = pt.drawn[static_cast<size_t>(e.slot)];
   std::vector<int64_t> count_values{0};  // none read: one pass
   if (e.count >= 0) count_values = pt.movable[static_cast<size_t>(e.count)];
   if (values.empty() || count_values.empty()) return {};
@@ -647,7 +649,7 @@ JointSolver::Enforced JointSolver::enforced(const PerTask& pt, const JointProble
     for (int64_t v : values) {
       a.set(e.slot, v);
       const bool holds = problem_.eval(in.program, a) == 1;
-      if (!holds && (!drawn || drawn->contains_number(static_cast<double>(v)))) return {};
+      if (!holds && is_drawn(pt, e.slot, v)) return {};
       every = every && holds;
     }
     if (every && e.count >= 0) e.unread |= uint64_t{1} << (c - problem_.lo(e.count));
@@ -658,8 +660,7 @@ JointSolver::Enforced JointSolver::enforced(const PerTask& pt, const JointProble
 bool JointSolver::enforces(int k, int slot, int64_t v) const {
   const Enforced& e = task_->enforced[static_cast<size_t>(k)];
   if (slot == e.count) return (e.unread >> (v - problem_.lo(slot))) & 1;
-  const auto& drawn = task_->drawn[static_cast<size_t>(slot)];
-  return slot == e.slot && (!drawn || drawn->contains_number(static_cast<double>(v)));
+  return slot == e.slot && is_drawn(*task_, slot, v);
 }
 
 void JointSolver::narrow(int slot, VariableSpace& space) const {
@@ -762,9 +763,10 @@ bool JointSolver::start_from(int slot, int64_t v, Rng& rng) {
 bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   auto& value = witness_.values[static_cast<size_t>(slot)];
   if (value == v) return true;  // the witness completes it
-  // The open instances that the fixed values and v decide hold in every completion: settled for
-  // the search (as fix settles them), their witness evaluations left as they are. Not at a first
-  // choice, whose witness evaluations later tuples take over (start_from).
+  // The open instances that the fixed values and v decide hold in every completion, and the
+  // enforced ones v settles: settled for the search (as fix settles them), their witness
+  // evaluations left as they are. Not at a first choice, whose witness evaluations later tuples
+  // take over (start_from).
   decided_.clear();
   if (!first_choice_ && checked_ == std::pair<int, int64_t>{slot, v})
     for (int k : open_)
@@ -889,11 +891,11 @@ JointSolver::Mend JointSolver::mending_values(int broken, int s, int64_t& want, 
         if (overflow) return Mend::kScan;
         break;
       }
-      case TermOp::Mod: {  // s mod m = want, m known: floor division gives want m's sign and |want| < |m|
+      case TermOp::Mod: {  // s mod m = want, m known: none when want is no remainder of m
         const Program::Node& a = p.nodes[static_cast<size_t>(n.a)];
         if (a.op != TermOp::Attr || a.slot != s || reads(n.b) || !known[n.b] || value[n.b] == 0) return Mend::kScan;
         modulus = value[n.b];
-        return (modulus > 0 ? 0 <= want && want < modulus : modulus < want && want <= 0) ? Mend::kResidue : Mend::kNone;
+        return floor_mod(want, modulus) == want ? Mend::kResidue : Mend::kNone;
       }
       case TermOp::Mul:
         if (!one_side(n, side) || other == 0) return Mend::kScan;
@@ -970,7 +972,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   }
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     value = values[(start + k) % values.size()];
-    if ((modulus != 0 && value - modulus * floor_div(value, modulus) != only) || !holds(broken)) continue;
+    if ((modulus != 0 && floor_mod(value, modulus) != only) || !holds(broken)) continue;
     int n = 0;
     for (int o : readers)
       if (o != broken && (n += !holds(o)) >= best) break;

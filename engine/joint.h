@@ -286,6 +286,10 @@ class JointSolver {
   };
   Reads reads_of(const JointProblem::Instance& in) const;
   Enforced enforced(const PerTask& pt, const JointProblem::Instance& in) const;
+  static bool is_drawn(const PerTask& pt, int slot, int64_t v) {  // a value `narrow` leaves in
+    const auto& drawn = pt.drawn[static_cast<size_t>(slot)];
+    return !drawn || drawn->contains_number(static_cast<double>(v));
+  }
   // Whether active instance k, enforced, holds in every completion once `slot` (which it reads) is v.
   bool enforces(int k, int slot, int64_t v) const;
   // The first model's list entries past the list's length are unread: Z3 leaves them any value.
@@ -305,7 +309,7 @@ class JointSolver {
   // The slots the value being tried (first) and its repair moved, and their values before.
   std::vector<int> changed_;
   std::vector<int64_t> before_;
-  std::vector<int> decided_;  // try_value: the open instances it settled
+  std::vector<int> decided_;  // try_value: the instances it settled
   std::vector<int> candidates_;  // the slots a move of the repair may take
   std::vector<uint8_t> reads_;   // mending_values: the nodes that read its slot
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
