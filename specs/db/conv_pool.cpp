@@ -129,6 +129,13 @@ Spec& conv_common_rules(Spec& spec) {
   return spec;
 }
 
+// Input channels in whole groups. The weight's rules of either kind imply it (weight.size(1) *
+// groups == C; weight.size(0) == C, in whole groups); stated, it rules out a groups that does not
+// divide C when groups is drawn, where the look-ahead would have to find that out by search.
+Spec& channels_in_groups(Spec& spec, const ConvDims& in) {
+  return spec.joint(in.channels_text + " % groups == 0", size("input", in.channels) % value("groups") == 0);
+}
+
 // weight.size(0) (output channels, or input channels when transposed) in whole groups.
 Spec& weight_in_groups(Spec& spec) {
   return spec.joint("weight.size(0) % groups == 0", size("weight", 0) % value("groups") == 0)
@@ -192,15 +199,14 @@ std::vector<Rule> transposed_output_rules(const ConvDims& in) {
 // A convolution's channels and kernel: input channels in groups of weight.size(1), and each
 // dilated kernel dim fits the padded input.
 Spec& conv_rules(Spec& spec, const ConvDims& in) {
-  const std::string& c = in.channels_text;
-  conv_common_rules(spec).joint(c + " % groups == 0", size("input", in.channels) % value("groups") == 0);
+  channels_in_groups(conv_common_rules(spec), in);
   return add_rules(weight_in_groups(spec), std::nullopt, plain_rules(in));
 }
 
 // A transposed convolution's channels and output: weight (C, out / groups, kernel...), each
 // output size >= 1, and each output padding below its stride or dilation.
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
-  conv_common_rules(spec).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
+  channels_in_groups(conv_common_rules(spec), in).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
   add_rules(weight_in_groups(spec), std::nullopt, {transposed_input_channels(in), transposed_output_channels()})
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
@@ -290,9 +296,7 @@ Spec& convolution_backward_rules(Spec& spec, const BackwardDeviations& d) {
 // convolution's rules, plain or transposed as `transposed` says.
 Spec& convolution_rules(Spec& spec) {
   ConvDims in = leading_channels();
-  conv_common_rules(spec);
-  add_rules(spec, kPlain, {{"input.size(1) % groups == 0", size("input", 1) % value("groups") == 0}});
-  either_kind_rules(spec, in);
+  either_kind_rules(channels_in_groups(conv_common_rules(spec), in), in);
   // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
   return add_rules(spec, kTransposed, transposed_output_checks(in))
       .joint("bias.size(0) == weight.size(0), or weight.size(1) * groups when transposed (bias given)",
