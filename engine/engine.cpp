@@ -353,15 +353,14 @@ Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
 }
 
 bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {
-  VariableSpace buffer;
-  const VariableSpace* space = space_for(a, element, count, partial, buffer);
+  const VariableSpace* space = space_for(a, element, count, partial, buffer_);
   if (!space) return false;
   int slot = entry_ < 0 ? joint_.slot(arg_, argspec_->type, a, element) : -1;
   if (slot < 0) {
     out = draw(a, *space);
   } else {
-    if (space != &buffer) buffer = *space;  // the joint constraints narrow it
-    if (!choose_joint(slot, a, element, buffer, out)) return false;
+    if (space != &buffer_) buffer_ = *space;  // the joint constraints narrow it
+    if (!choose_joint(slot, a, element, buffer_, out)) return false;
   }
   if (cfg_.contract) note_deviations(a, element, count, partial, out);
   return true;
