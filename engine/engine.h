@@ -165,7 +165,7 @@ class MetaArgEngine {
   bool negated_ = false;
   DeadEnd dead_end_;
   std::vector<const Deviation*> hits_;
-  VariableSpace buffer_;  // choose's space, when the attribute engine keeps none (kept: its storage)
+  VariableSpace buffer_;  // choose's space when the attribute engine keeps none: a member, so no choice builds one
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
