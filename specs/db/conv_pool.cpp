@@ -123,16 +123,13 @@ Spec& strides_and_padding(Spec& spec) {
 }
 Rule positive_dilations() { return {"dilation[i] >= 1", positive_entries("dilation")}; }
 Rule positive_groups() { return {"groups >= 1", value("groups") >= 1}; }
-Spec& conv_common_rules(Spec& spec) {
+// Those of a forward convolution, and its input channels in whole groups. The weight's rules of
+// either kind imply the last (weight.size(1) * groups == C; weight.size(0) == C, in whole groups);
+// stated, it rules out a groups that does not divide C when groups is drawn, where the look-ahead
+// would have to find that out by search.
+Spec& conv_common_rules(Spec& spec, const ConvDims& in) {
   strides_and_padding(spec);
   for (const auto& [label, term] : {positive_dilations(), positive_groups()}) spec.joint(label, term);
-  return spec;
-}
-
-// Input channels in whole groups. The weight's rules of either kind imply it (weight.size(1) *
-// groups == C; weight.size(0) == C, in whole groups); stated, it rules out a groups that does not
-// divide C when groups is drawn, where the look-ahead would have to find that out by search.
-Spec& channels_in_groups(Spec& spec, const ConvDims& in) {
   return spec.joint(in.channels_text + " % groups == 0", size("input", in.channels) % value("groups") == 0);
 }
 
@@ -199,14 +196,14 @@ std::vector<Rule> transposed_output_rules(const ConvDims& in) {
 // A convolution's channels and kernel: input channels in groups of weight.size(1), and each
 // dilated kernel dim fits the padded input.
 Spec& conv_rules(Spec& spec, const ConvDims& in) {
-  channels_in_groups(conv_common_rules(spec), in);
+  conv_common_rules(spec, in);
   return add_rules(weight_in_groups(spec), std::nullopt, plain_rules(in));
 }
 
 // A transposed convolution's channels and output: weight (C, out / groups, kernel...), each
 // output size >= 1, and each output padding below its stride or dilation.
 Spec& conv_transpose_rules(Spec& spec, const ConvDims& in) {
-  channels_in_groups(conv_common_rules(spec), in).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
+  conv_common_rules(spec, in).joint("output_padding[i] >= 0", non_negative_entries("output_padding"));
   add_rules(weight_in_groups(spec), std::nullopt, {transposed_input_channels(in), transposed_output_channels()})
       // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
       .joint("bias.size(0) == weight.size(1) * groups (bias given)",
@@ -296,7 +293,7 @@ Spec& convolution_backward_rules(Spec& spec, const BackwardDeviations& d) {
 // convolution's rules, plain or transposed as `transposed` says.
 Spec& convolution_rules(Spec& spec) {
   ConvDims in = leading_channels();
-  either_kind_rules(channels_in_groups(conv_common_rules(spec), in), in);
+  either_kind_rules(conv_common_rules(spec, in), in);
   // Joint, so that weight.size(1) * groups stays within the sizes a bias can take.
   return add_rules(spec, kTransposed, transposed_output_checks(in))
       .joint("bias.size(0) == weight.size(0), or weight.size(1) * groups when transposed (bias given)",
