@@ -839,15 +839,69 @@ bool JointSolver::is_free(int broken, int s) {
   return undecided;
 }
 
-// Follows the instance from its root down to its one read of s, asking of each node the value
-// that the one above needs of it, as long as that need is the only way to make it hold: an
-// equation's side that reads s must equal the other side; +, -, negation, * by a known nonzero
-// factor, and sums and products over bodies of which one reads s, are undone; `and` needs its
-// operands true, `or` its one operand that reads s, `ite` the branch its known condition takes,
-// `not` a false operand; s mod a known divisor must fall in the residue class needed (weight.size(0)
-// in whole groups). Anything else (an inequality, a `not` that needs a true operand) leaves
-// several values, and the scan decides.
-JointSolver::Mend JointSolver::mending_values(int broken, int s, int64_t& want, int64_t& modulus) {
+namespace {
+
+// A range of int64 values that a node of an instance must take, and the ranges that follow for
+// one operand when the other is known. A bound past int64 is dropped (the range stays a superset),
+// or empties the range.
+struct Needed {
+  static constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  int64_t lo, hi;
+  bool empty() const { return lo > hi; }
+  bool fits(int64_t v) const { return lo <= v && v <= hi; }
+  // [lo, hi] computed exactly: an unbounded end (an int64 extreme) stays unbounded.
+  static Needed of(__int128 lo, __int128 hi) {
+    if (lo > kMax || hi < kMin) return {kMax, kMin};
+    return {lo < kMin ? kMin : static_cast<int64_t>(lo), hi > kMax ? kMax : static_cast<int64_t>(hi)};
+  }
+  // The x for which x + d, and -x, fall in this range.
+  Needed undo_add(__int128 d) const { return of(lo == kMin ? lo : lo - d, hi == kMax ? hi : hi - d); }
+  Needed undo_neg() const { return of(hi == kMax ? __int128{kMin} : -__int128{hi}, lo == kMin ? __int128{kMax} : -__int128{lo}); }
+  // The x for which x * c falls in this range (c != 0).
+  Needed undo_mul(__int128 c) const {
+    if (c < 0) return undo_neg().undo_mul(-c);
+    auto down = [c](__int128 v) { return v >= 0 ? v / c : -((-v + c - 1) / c); };  // floor(v / c)
+    return of(lo == kMin ? lo : -down(-__int128{lo}), hi == kMax ? hi : down(hi));
+  }
+  // The x for which floor(x / c) falls in this range (c > 0).
+  Needed undo_div(int64_t c) const {
+    return of(lo == kMin ? lo : __int128{lo} * c, hi == kMax ? hi : __int128{hi} * c + c - 1);
+  }
+};
+
+// The comparison `x op other` negated (`x opposite(op) other`), and with its sides swapped
+// (`other op x` is `x mirrored(op) other`).
+TermOp opposite(TermOp op) {
+  switch (op) {
+    case TermOp::Eq: return TermOp::Ne;
+    case TermOp::Ne: return TermOp::Eq;
+    case TermOp::Lt: return TermOp::Ge;
+    case TermOp::Ge: return TermOp::Lt;
+    case TermOp::Le: return TermOp::Gt;
+    default: return TermOp::Le;  // Gt
+  }
+}
+TermOp mirrored(TermOp op) {
+  switch (op) {
+    case TermOp::Lt: return TermOp::Gt;
+    case TermOp::Gt: return TermOp::Lt;
+    case TermOp::Le: return TermOp::Ge;
+    case TermOp::Ge: return TermOp::Le;
+    default: return op;  // Eq, Ne
+  }
+}
+
+}  // namespace
+
+// Follows the instance from its root down to its one read of s, asking of each node the range
+// of values that the one above needs of it: a comparison's side that reads s must fall on the
+// right side of the other one (equal to it for an equation); +, -, negation, * and floor
+// division by a known nonzero number, and sums and products over bodies of which one reads s,
+// are undone; `and` needs its operands true, `or` its one operand that reads s, `ite` the branch
+// its known condition takes, `not` a false operand; s mod a known divisor must fall in the
+// residue class needed (weight.size(0) in whole groups). Where the need is no range (s != other,
+// a `not` that needs a true operand), or cannot be followed further, every value may mend it.
+JointSolver::Mending JointSolver::mending_values(int broken, int s) {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
   const Program& p = in.program;
   const auto [value, known] = on_witness_.nodes(static_cast<size_t>(broken));
@@ -863,88 +917,114 @@ JointSolver::Mend JointSolver::mending_values(int broken, int s, int64_t& want, 
     other = value[o];
     return known[o] != 0;
   };
+  // Whether condition c holds whatever s is: it does not read s, or an operand that does not
+  // decides it (ceil_mode false in `ceil_mode && ...`).
+  auto decided = [&](int c) -> std::optional<bool> {
+    const Program::Node& n = p.nodes[static_cast<size_t>(c)];
+    if (!reads(c)) return known[c] ? std::optional<bool>(value[c] != 0) : std::nullopt;
+    if (n.op != TermOp::And && n.op != TermOp::Or) return std::nullopt;
+    const bool deciding = n.op == TermOp::Or;  // the operand value that decides it
+    for (int o : {n.a, n.b})
+      if (!reads(o) && known[o] && (value[o] != 0) == deciding) return deciding;
+    return std::nullopt;
+  };
+  const Mending any{Needed::kMin, Needed::kMax}, none{Needed::kMax, Needed::kMin};
   int i = static_cast<int>(p.nodes.size()) - 1;
-  want = 1;
+  Needed need{1, 1};
   for (;;) {
+    if (need.empty()) return none;
     const Program::Node& n = p.nodes[static_cast<size_t>(i)];
-    if (!reads(i)) return known[i] && value[i] == want ? Mend::kScan : Mend::kNone;  // s cannot change it
+    if (!reads(i)) return known[i] && need.fits(value[i]) ? any : none;  // s cannot change it
+    const bool point = need.lo == need.hi;
     int side = -1;
     switch (n.op) {
-      case TermOp::Attr: return n.slot == s ? Mend::kOnly : Mend::kScan;  // else a computed index
-      case TermOp::Eq:
-        if (want != 1 || !one_side(n, side)) return Mend::kScan;
-        want = other;
+      case TermOp::Attr: return n.slot == s ? Mending{need.lo, need.hi} : any;  // else a computed index
+      case TermOp::Eq: case TermOp::Ne: case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: {
+        if (need.fits(0) == need.fits(1)) return need.fits(0) ? any : none;
+        if (!one_side(n, side)) return any;
+        TermOp op = need.fits(1) ? n.op : opposite(n.op);
+        if (side == n.b) op = mirrored(op);
+        const __int128 o = other;
+        switch (op) {  // side op other
+          case TermOp::Eq: need = {other, other}; break;
+          case TermOp::Lt: need = Needed::of(Needed::kMin, o - 1); break;
+          case TermOp::Le: need = {Needed::kMin, other}; break;
+          case TermOp::Gt: need = Needed::of(o + 1, Needed::kMax); break;
+          case TermOp::Ge: need = {other, Needed::kMax}; break;
+          default: return any;  // Ne
+        }
         break;
+      }
       case TermOp::Not:
-        if (want != 1) return Mend::kScan;
-        side = n.a, want = 0;
+        if (!point || need.lo != 1) return any;
+        side = n.a, need = {0, 0};
         break;
-      case TermOp::Neg:
-        if (want == std::numeric_limits<int64_t>::min()) return Mend::kScan;
-        side = n.a, want = -want;
+      case TermOp::Neg: side = n.a, need = need.undo_neg(); break;
+      case TermOp::Add: case TermOp::Sub:
+        if (!one_side(n, side)) return any;
+        if (n.op == TermOp::Add) need = need.undo_add(other);
+        else if (side == n.a) need = need.undo_add(-__int128{other});  // x - other
+        else need = need.undo_add(other).undo_neg();  // other - x
         break;
-      case TermOp::Add: case TermOp::Sub: {
-        if (!one_side(n, side)) return Mend::kScan;
-        bool overflow = n.op == TermOp::Add  ? __builtin_sub_overflow(want, other, &want)
-                        : side == n.a        ? __builtin_add_overflow(want, other, &want)
-                                             : __builtin_sub_overflow(other, want, &want);  // other - x
-        if (overflow) return Mend::kScan;
-        break;
-      }
-      case TermOp::Mod: {  // s mod m = want, m known: none when want is no remainder of m
-        const Program::Node& a = p.nodes[static_cast<size_t>(n.a)];
-        if (a.op != TermOp::Attr || a.slot != s || reads(n.b) || !known[n.b] || value[n.b] == 0) return Mend::kScan;
-        modulus = value[n.b];
-        return floor_mod(want, modulus) == want ? Mend::kResidue : Mend::kNone;
-      }
       case TermOp::Mul:
-        if (!one_side(n, side) || other == 0) return Mend::kScan;
-        if (want % other != 0) return Mend::kNone;
-        want /= other;
+        if (!one_side(n, side) || other == 0) return any;
+        need = need.undo_mul(other);
         break;
+      case TermOp::Div:
+        if (!one_side(n, side) || side != n.a || other <= 0) return any;
+        need = need.undo_div(other);
+        break;
+      case TermOp::Mod: {  // s mod m = need, m known: none when need is no remainder of m
+        const Program::Node& a = p.nodes[static_cast<size_t>(n.a)];
+        if (!point || a.op != TermOp::Attr || a.slot != s || reads(n.b) || !known[n.b] || value[n.b] == 0) return any;
+        const int64_t m = value[n.b];
+        return floor_mod(need.lo, m) == need.lo ? Mending{Needed::kMin, Needed::kMax, need.lo, m} : none;
+      }
       case TermOp::And:
-        if (want != 1) return Mend::kScan;
+        if (!point || need.lo != 1) return any;
         if (!reads(n.a) || !reads(n.b)) {  // the one that does not read s must hold already
           const int fixed = reads(n.a) ? n.b : n.a;
-          if (!known[fixed]) return Mend::kScan;
-          if (value[fixed] == 0) return Mend::kNone;
+          if (!known[fixed]) return any;
+          if (value[fixed] == 0) return none;
         }
         side = reads(n.a) ? n.a : n.b;
         break;
       case TermOp::Or:
-        if (want != 1 || !one_side(n, side) || other != 0) return Mend::kScan;
+        if (!point || need.lo != 1 || !one_side(n, side) || other != 0) return any;
         break;
-      case TermOp::Ite:
-        if (reads(n.a) || !known[n.a]) return Mend::kScan;
-        side = value[n.a] != 0 ? n.b : n.c;
+      case TermOp::Ite: {
+        const std::optional<bool> taken = decided(n.a);
+        if (!taken) return any;
+        side = *taken ? n.b : n.c;
         break;
+      }
       case TermOp::Sum: case TermOp::Prod: {
-        if (n.slot < 0 || n.slot == s || !witness_.known[static_cast<size_t>(n.slot)]) return Mend::kScan;
+        if (n.slot < 0 || n.slot == s || !witness_.known[static_cast<size_t>(n.slot)]) return any;
         const bool sum = n.op == TermOp::Sum;
         int64_t rest = sum ? 0 : 1;  // of the bodies that do not read s
         for (int body : bodies_read(n, witness_.values[static_cast<size_t>(n.slot)], p.kids.data())) {
           if (reads(body)) {
-            if (side >= 0) return Mend::kScan;
+            if (side >= 0) return any;
             side = body;
           } else if (!known[body] || (sum ? __builtin_add_overflow(rest, value[body], &rest)
                                           : __builtin_mul_overflow(rest, value[body], &rest))) {
-            return Mend::kScan;
+            return any;
           }
         }
-        if (side < 0 || (sum ? __builtin_sub_overflow(want, rest, &want) : rest == 0)) return Mend::kScan;
-        if (!sum && want % rest != 0) return Mend::kNone;
-        if (!sum) want /= rest;
+        if (side < 0 || (!sum && rest == 0)) return any;
+        need = sum ? need.undo_add(rest) : need.undo_mul(rest);
         break;
       }
-      default: return Mend::kScan;
+      default: return any;
     }
     i = side;
   }
 }
 
-// Each value is evaluated again only where `s` changes the instances reading it. Where only one
-// value can mend the instance, the scan would keep that one after trying every other value: it
-// is taken at once, with the same outcome.
+// Each value is evaluated again only where `s` changes the instances reading it. The values
+// that mending_values rules out would fail the scan's first test: they are skipped, with the
+// same outcome. Where only one value can mend the instance, the scan would keep that one after
+// trying every other value: it is taken at once.
 bool JointSolver::mend(int broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
@@ -957,22 +1037,25 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   int best = std::numeric_limits<int>::max();
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());  // drawn on every path: the same stream
-  int64_t only = 0, modulus = 0;  // kResidue: the values x with x mod modulus = only
-  switch (mending_values(broken, s, only, modulus)) {
-    case Mend::kNone: return false;
-    case Mend::kOnly: {
-      const bool in_domain = std::binary_search(values.begin(), values.end(), only);
-      if (in_domain) value = only;
-      const bool mends = in_domain && holds(broken);
-      if (!mends) value = chosen;
-      witness_changed(s);
-      return mends;
-    }
-    case Mend::kResidue: case Mend::kScan: break;
+  const Mending m = mending_values(broken, s);
+  if (m.lo > m.hi) return false;
+  if (m.lo == m.hi) {
+    const bool in_domain = std::binary_search(values.begin(), values.end(), m.lo);
+    if (in_domain) value = m.lo;
+    const bool mends = in_domain && holds(broken);
+    if (!mends) value = chosen;
+    witness_changed(s);
+    return mends;
   }
+  // The values in [lo, hi], by index, tried in the scan's order.
+  const size_t first = static_cast<size_t>(std::lower_bound(values.begin(), values.end(), m.lo) - values.begin());
+  const size_t last = static_cast<size_t>(std::upper_bound(values.begin(), values.end(), m.hi) - values.begin());
+  if (first == last) return false;
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
-    value = values[(start + k) % values.size()];
-    if ((modulus != 0 && floor_mod(value, modulus) != only) || !holds(broken)) continue;
+    const size_t at = (start + k) % values.size();
+    if (at < first || at >= last) continue;
+    value = values[at];
+    if ((m.modulus != 0 && floor_mod(value, m.modulus) != m.residue) || !holds(broken)) continue;
     int n = 0;
     for (int o : readers)
       if (o != broken && (n += !holds(o)) >= best) break;

@@ -221,11 +221,13 @@ class JointSolver {
   // Moves witness slot `s` to a value that makes `broken` hold and breaks the fewest other
   // instances; false (the witness unchanged) when no value of its domain does.
   bool mend(int broken, int s, Rng& rng);
-  // Whether one value of witness slot `s` alone (kOnly: `value`), only the values x with
-  // x mod `modulus` = `value` (kResidue), or none (kNone) can make `broken` hold, as far as
-  // following its equation down to s tells; kScan: values must be tried.
-  enum class Mend { kScan, kNone, kOnly, kResidue };
-  Mend mending_values(int broken, int s, int64_t& value, int64_t& modulus);
+  // The values of witness slot `s` that may make `broken` hold, as far as following it down to s
+  // tells (a superset): those in [lo, hi] (none when lo > hi) and, when modulus is not 0, with
+  // x mod modulus = residue.
+  struct Mending {
+    int64_t lo, hi, residue = 0, modulus = 0;
+  };
+  Mending mending_values(int broken, int s);
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
   bool is_free(int broken, int s);
   bool take_model(int slot, const std::vector<int64_t>& allowed);

@@ -204,6 +204,38 @@ TEST(JointConstraints, LocalSearchMendsAnEquationWhereOneValueCan) {
   EXPECT_EQ(solver.oracle_calls(), 1u);  // the first model: the rest was the local search's
 }
 
+// Inequalities too: the values that cannot mend one (those past the bound that undoing `-`,
+// negation, * by a negative factor and floor division gives) are skipped, never one that can.
+// (b - 3a) / 4 <= 1 is b - 3a <= 7: some a <= 4 has it for b <= 19 (not only for b <= 16, as
+// b - 3a <= 4 would); 10 >= -2d - e has some d <= -3 for e >= -4. Each value is tried on the
+// first model, which a mend must move, not on the last value's witness.
+TEST(JointConstraints, LocalSearchMendsAnInequalityWhereSomeValuesCan) {
+  SKIP_WITHOUT_Z3();
+  Spec s("t.inequality");
+  s.in(Int("a").value(Be(-20, 4))).in(Int("b").value(Be(-20, 20))).in(Int("c").value(Be(0, 1)))
+      .in(Int("d").value(Be(-20, -3))).in(Int("e").value(Be(-20, 20)))
+      .joint("(b - 3a) / 4 <= 1", (value("b") - 3 * value("a")) / 4 <= 1)
+      .joint("c >= 0", value("c") >= 0)
+      .joint("10 >= -2d - e", 10 >= -2 * value("d") - value("e"));
+  Problem problem(s);
+  auto completes = [&](int arg, int64_t v) {
+    JointSolver solver(s, problem.cfg, problem.attrs);
+    Rng rng(1);
+    solver.begin(Task{0, Attribute::Value, -1}, rng);
+    auto slot = [&](int arg) { return solver.slot(arg, ArgType::Int, Attribute::Value, -1); };
+    EXPECT_TRUE(solver.completes(slot(2), 1, rng));  // the tuple's first choice
+    solver.fix(slot(2), 1);
+    const bool done = solver.completes(slot(arg), v, rng);
+    EXPECT_EQ(solver.oracle_calls(), 1u);  // the first model: the rest was the local search's
+    return done;
+  };
+  for (int64_t v = -20; v <= 20; ++v) {
+    SCOPED_TRACE(v);
+    EXPECT_EQ(completes(1, v), v <= 19);
+    EXPECT_EQ(completes(4, v), v >= -4);
+  }
+}
+
 TEST(JointConstraints, InvalidTupleBreaksExactlyTheNegatedJointConstraint) {
   SKIP_WITHOUT_Z3();
   Spec s = tight_sum();
