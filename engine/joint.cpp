@@ -935,7 +935,7 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
     if (need.empty()) return none;
     const Program::Node& n = p.nodes[static_cast<size_t>(i)];
     if (!reads(i)) return known[i] && need.fits(value[i]) ? any : none;  // s cannot change it
-    const bool point = need.lo == need.hi;
+    const bool point = need.lo == need.hi, true_needed = point && need.lo == 1;
     int side = -1;
     switch (n.op) {
       case TermOp::Attr: return n.slot == s ? Mending{need.lo, need.hi} : any;  // else a computed index
@@ -956,7 +956,7 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
         break;
       }
       case TermOp::Not:
-        if (!point || need.lo != 1) return any;
+        if (!true_needed) return any;
         side = n.a, need = {0, 0};
         break;
       case TermOp::Neg: side = n.a, need = need.undo_neg(); break;
@@ -981,7 +981,7 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
         return floor_mod(need.lo, m) == need.lo ? Mending{Needed::kMin, Needed::kMax, need.lo, m} : none;
       }
       case TermOp::And:
-        if (!point || need.lo != 1) return any;
+        if (!true_needed) return any;
         if (!reads(n.a) || !reads(n.b)) {  // the one that does not read s must hold already
           const int fixed = reads(n.a) ? n.b : n.a;
           if (!known[fixed]) return any;
@@ -990,7 +990,7 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
         side = reads(n.a) ? n.a : n.b;
         break;
       case TermOp::Or:
-        if (!point || need.lo != 1 || !one_side(n, side) || other != 0) return any;
+        if (!true_needed || !one_side(n, side) || other != 0) return any;
         break;
       case TermOp::Ite: {
         const std::optional<bool> taken = decided(n.a);
@@ -1023,8 +1023,8 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
 
 // Each value is evaluated again only where `s` changes the instances reading it. The values
 // that mending_values rules out would fail the scan's first test: they are skipped, with the
-// same outcome. Where only one value can mend the instance, the scan would keep that one after
-// trying every other value: it is taken at once.
+// same outcome. Where only one value of the domain may mend the instance, the scan would keep
+// it if it does: it is tried alone.
 bool JointSolver::mend(int broken, int s, Rng& rng) {
   auto& value = witness_.values[static_cast<size_t>(s)];
   const std::vector<int64_t>& values = task_->movable[static_cast<size_t>(s)];
@@ -1038,19 +1038,17 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   int64_t chosen = value;
   size_t start = values.empty() ? 0 : rng.index(values.size());  // drawn on every path: the same stream
   const Mending m = mending_values(broken, s);
-  if (m.lo > m.hi) return false;
-  if (m.lo == m.hi) {
-    const bool in_domain = std::binary_search(values.begin(), values.end(), m.lo);
-    if (in_domain) value = m.lo;
-    const bool mends = in_domain && holds(broken);
+  // The values in [lo, hi], by index (none when lo > hi), tried in the scan's order.
+  const size_t first = static_cast<size_t>(std::lower_bound(values.begin(), values.end(), m.lo) - values.begin());
+  const size_t last = static_cast<size_t>(std::upper_bound(values.begin(), values.end(), m.hi) - values.begin());
+  if (first >= last) return false;
+  if (last - first == 1) {
+    value = values[first];
+    const bool mends = (m.modulus == 0 || floor_mod(value, m.modulus) == m.residue) && holds(broken);
     if (!mends) value = chosen;
     witness_changed(s);
     return mends;
   }
-  // The values in [lo, hi], by index, tried in the scan's order.
-  const size_t first = static_cast<size_t>(std::lower_bound(values.begin(), values.end(), m.lo) - values.begin());
-  const size_t last = static_cast<size_t>(std::upper_bound(values.begin(), values.end(), m.hi) - values.begin());
-  if (first == last) return false;
   for (size_t k = 0; k < values.size() && best > 0; ++k) {
     const size_t at = (start + k) % values.size();
     if (at < first || at >= last) continue;
