@@ -27,65 +27,6 @@ std::string_view name(ScalarDtype d) {
   return names[static_cast<int>(d)];
 }
 
-bool is_optional(ArgType t) {
-  switch (t) {
-    case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
-    case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
-    case ArgType::LengthListOpt: case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt:
-    case ArgType::FloatListOpt: case ArgType::StringOpt:
-    case ArgType::MemoryFormatOpt: case ArgType::LayoutOpt: case ArgType::DeviceOpt:
-      return true;
-    default:
-      return false;
-  }
-}
-
-ArgType base(ArgType t) {
-  switch (t) {
-    case ArgType::TensorOpt: return ArgType::Tensor;
-    case ArgType::ScalarOpt: return ArgType::Scalar;
-    case ArgType::ScalarTypeOpt: return ArgType::ScalarType;
-    case ArgType::DimOpt: return ArgType::Dim;
-    case ArgType::DimListOpt: return ArgType::DimList;
-    case ArgType::IndexOpt: return ArgType::Index;
-    case ArgType::LengthOpt: return ArgType::Length;
-    case ArgType::LengthListOpt: return ArgType::LengthList;
-    case ArgType::BoolOpt: return ArgType::Bool;
-    case ArgType::IntOpt: return ArgType::Int;
-    case ArgType::FloatOpt: return ArgType::Float;
-    case ArgType::FloatListOpt: return ArgType::FloatList;
-    case ArgType::StringOpt: return ArgType::String;
-    case ArgType::MemoryFormatOpt: return ArgType::MemoryFormat;
-    case ArgType::LayoutOpt: return ArgType::Layout;
-    case ArgType::DeviceOpt: return ArgType::Device;
-    default: return t;
-  }
-}
-
-bool is_tensor(ArgType t) { return base(t) == ArgType::Tensor; }
-bool is_tensor_list(ArgType t) { return t == ArgType::TensorList || t == ArgType::TensorOptList; }
-bool has_tensors(ArgType t) { return is_tensor(t) || is_tensor_list(t); }
-bool is_int_list(ArgType t) {
-  auto b = base(t);
-  return b == ArgType::DimList || b == ArgType::Shape || b == ArgType::LengthList;
-}
-bool is_float_list(ArgType t) { return base(t) == ArgType::FloatList; }
-bool is_bool_list(ArgType t) { return t == ArgType::BoolList; }
-bool is_value_list(ArgType t) { return is_int_list(t) || is_float_list(t) || is_bool_list(t); }
-bool is_list(ArgType t) { return is_tensor_list(t) || is_value_list(t); }
-bool is_scalar(ArgType t) { return base(t) == ArgType::Scalar; }
-bool is_scalar_type(ArgType t) { return base(t) == ArgType::ScalarType; }
-bool is_memory_format(ArgType t) { return base(t) == ArgType::MemoryFormat; }
-bool is_layout(ArgType t) { return base(t) == ArgType::Layout; }
-bool is_device(ArgType t) { return base(t) == ArgType::Device; }
-bool is_bool(ArgType t) { return base(t) == ArgType::Bool; }
-bool is_float(ArgType t) { return base(t) == ArgType::Float; }
-bool is_string(ArgType t) { return base(t) == ArgType::String; }
-bool is_int(ArgType t) {
-  auto b = base(t);
-  return b == ArgType::Dim || b == ArgType::Index || b == ArgType::Length || b == ArgType::Int;
-}
-
 std::span<const Attribute> hierarchy(ArgType t) {
   static constexpr std::array tensor{A::Dtype, A::Rank, A::Size, A::Value};
   static constexpr std::array tensor_opt{A::Optional, A::Dtype, A::Rank, A::Size, A::Value};

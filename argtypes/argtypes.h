@@ -38,28 +38,67 @@ std::string_view name(ArgType t);
 std::string_view name(Attribute a);
 std::string_view name(ScalarDtype d);
 
-bool is_optional(ArgType t);
-bool is_tensor(ArgType t);       // Tensor, TensorOpt
-bool is_tensor_list(ArgType t);  // TensorList, TensorOptList
-bool is_int_list(ArgType t);     // DimList(Opt), Shape, LengthList(Opt)
-bool is_float_list(ArgType t);   // FloatList, FloatListOpt
-bool is_bool_list(ArgType t);    // BoolList
-// Lists of plain values (int, float or bool lists): a Length, then one Value per entry.
-bool is_value_list(ArgType t);
-bool is_list(ArgType t);         // tensor lists and value lists
-bool is_scalar(ArgType t);       // Scalar, ScalarOpt
-bool is_scalar_type(ArgType t);  // ScalarType, ScalarTypeOpt
-bool is_memory_format(ArgType t);
-bool is_layout(ArgType t);
-bool is_device(ArgType t);
-bool is_bool(ArgType t);
-bool is_float(ArgType t);
-bool is_string(ArgType t);
-bool is_int(ArgType t);          // single integers: Dim, Index, Length, Int and their Opt forms
-bool has_tensors(ArgType t);     // tensor or tensor list
+// Classifications of ArgTypes, inline: the engine asks them for every attribute it solves.
+constexpr bool is_optional(ArgType t) {
+  switch (t) {
+    case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
+    case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
+    case ArgType::LengthListOpt: case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt:
+    case ArgType::FloatListOpt: case ArgType::StringOpt:
+    case ArgType::MemoryFormatOpt: case ArgType::LayoutOpt: case ArgType::DeviceOpt:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // The non-optional form of an ArgType (TensorOpt -> Tensor).
-ArgType base(ArgType t);
+constexpr ArgType base(ArgType t) {
+  switch (t) {
+    case ArgType::TensorOpt: return ArgType::Tensor;
+    case ArgType::ScalarOpt: return ArgType::Scalar;
+    case ArgType::ScalarTypeOpt: return ArgType::ScalarType;
+    case ArgType::DimOpt: return ArgType::Dim;
+    case ArgType::DimListOpt: return ArgType::DimList;
+    case ArgType::IndexOpt: return ArgType::Index;
+    case ArgType::LengthOpt: return ArgType::Length;
+    case ArgType::LengthListOpt: return ArgType::LengthList;
+    case ArgType::BoolOpt: return ArgType::Bool;
+    case ArgType::IntOpt: return ArgType::Int;
+    case ArgType::FloatOpt: return ArgType::Float;
+    case ArgType::FloatListOpt: return ArgType::FloatList;
+    case ArgType::StringOpt: return ArgType::String;
+    case ArgType::MemoryFormatOpt: return ArgType::MemoryFormat;
+    case ArgType::LayoutOpt: return ArgType::Layout;
+    case ArgType::DeviceOpt: return ArgType::Device;
+    default: return t;
+  }
+}
+
+constexpr bool is_tensor(ArgType t) { return base(t) == ArgType::Tensor; }  // Tensor, TensorOpt
+constexpr bool is_tensor_list(ArgType t) { return t == ArgType::TensorList || t == ArgType::TensorOptList; }
+constexpr bool has_tensors(ArgType t) { return is_tensor(t) || is_tensor_list(t); }  // tensor or tensor list
+constexpr bool is_int_list(ArgType t) {  // DimList(Opt), Shape, LengthList(Opt)
+  auto b = base(t);
+  return b == ArgType::DimList || b == ArgType::Shape || b == ArgType::LengthList;
+}
+constexpr bool is_float_list(ArgType t) { return base(t) == ArgType::FloatList; }
+constexpr bool is_bool_list(ArgType t) { return t == ArgType::BoolList; }
+// Lists of plain values (int, float or bool lists): a Length, then one Value per entry.
+constexpr bool is_value_list(ArgType t) { return is_int_list(t) || is_float_list(t) || is_bool_list(t); }
+constexpr bool is_list(ArgType t) { return is_tensor_list(t) || is_value_list(t); }  // tensor lists and value lists
+constexpr bool is_scalar(ArgType t) { return base(t) == ArgType::Scalar; }
+constexpr bool is_scalar_type(ArgType t) { return base(t) == ArgType::ScalarType; }
+constexpr bool is_memory_format(ArgType t) { return base(t) == ArgType::MemoryFormat; }
+constexpr bool is_layout(ArgType t) { return base(t) == ArgType::Layout; }
+constexpr bool is_device(ArgType t) { return base(t) == ArgType::Device; }
+constexpr bool is_bool(ArgType t) { return base(t) == ArgType::Bool; }
+constexpr bool is_float(ArgType t) { return base(t) == ArgType::Float; }
+constexpr bool is_string(ArgType t) { return base(t) == ArgType::String; }
+constexpr bool is_int(ArgType t) {  // single integers: Dim, Index, Length, Int and their Opt forms
+  auto b = base(t);
+  return b == ArgType::Dim || b == ArgType::Index || b == ArgType::Length || b == ArgType::Int;
+}
 
 // The attributes of an ArgType in the order they are solved.
 std::span<const Attribute> hierarchy(ArgType t);

@@ -93,8 +93,6 @@ void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
 
 AttributeEngine::AttributeEngine(const Config& cfg) : cfg_(cfg), dtypes_(dtype_space(cfg.tensor)) {}
 
-// What `universe` reads of self, as a number (0: nothing): the dtype of a tensor's values, the
-// kind of a scalar.
 int AttributeEngine::universe_kind(ArgType type, Attribute a, const MetaArg& self) {
   if (a != A::Value) return 0;
   if (has_tensors(type)) return self.tensors.empty() ? 0 : 1 + static_cast<int>(self.tensors.back().dtype);
@@ -322,9 +320,12 @@ template <class T> bool StructuralEngine::solve_list(int64_t count, Value& out) 
 const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                                               VariableSpace& buffer) {
   const ArgSpec& arg = *argspec_;
+  bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
+  const int kind = AttributeEngine::universe_kind(arg.type, a, *meta_);
+  const VariableSpace** kept = arg_ >= 0 && kind < kKinds ? &kept_[static_cast<size_t>(arg_)][static_cast<size_t>(a)][static_cast<size_t>(kind)] : nullptr;
+  if (kept && *kept && !wants) return *kept;
   Ctx ctx(&spec_, arg, *metas_, *meta_);
   ctx.solving(a, element, count, partial, entry_);
-  bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
   bool applied = false;
   if (wants) {
     const VariableSpace& space = attrs_.solve(arg, a, ctx, req_.negate, applied, buffer, nullptr, req_.lenient);
@@ -336,7 +337,10 @@ const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int6
   }
   bool lenient = req_.lenient || negated_;
   const VariableSpace& space = attrs_.solve(arg, a, ctx, -1, applied, buffer, nullptr, lenient);
-  if (!space.empty()) return &space;
+  if (!space.empty()) {
+    if (kept && &space != &buffer) *kept = &space;  // kept by the attribute engine
+    return &space;
+  }
   std::vector<std::string> labels;  // only a dead end needs them: solved again to collect them
   attrs_.solve(arg, a, ctx, -1, applied, buffer, &labels, lenient);
   dead_end_ = DeadEnd{arg_, a, element, std::move(labels)};
@@ -476,8 +480,8 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
   arg_ = arg, metas_ = &metas, req_ = req, rng_ = &rng, meta_ = &out;
   entry_ = -1, negate_at_ = 0, variants_ = 1, negated_ = false;
   const ArgType type = argspec_->type;
-  out = MetaArg{};
-  out.argtype = type;
+  out.argtype = type, out.none = false, out.scalar_dtype = ScalarDtype::Int, out.value = int64_t{0};  // MetaArg{}, in place
+  out.tensors.clear();
   Value v;
   bool ok = true;
   if (is_optional(type)) {

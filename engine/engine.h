@@ -10,6 +10,7 @@
 #include "engine/joint.h"
 #include "specs/model/spec.h"
 
+#include <array>
 #include <deque>
 #include <optional>
 #include <stdexcept>
@@ -51,6 +52,9 @@ class AttributeEngine {
                              bool lenient = false) const;
   // The universe narrowed by the constraints on `a` that read no context (all but `skip`).
   VariableSpace constant_domain(const ArgSpec& arg, Attribute a, int skip) const;
+  // What `universe` reads of self, as a number (0: nothing): the dtype of a tensor's values, the
+  // kind of a scalar.
+  static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
   // space with at most `all_up_to` members gives all of them.
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
@@ -78,7 +82,6 @@ class AttributeEngine {
   const Solved& add(Solved solved) const;
   size_t home(const ConstantKey& key) const;  // where probing for the key starts in table_
   std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
-  static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                                std::vector<std::string>* applied, bool lenient) const;
 
@@ -117,7 +120,7 @@ class StructuralEngine {
 class MetaArgEngine {
  public:
   MetaArgEngine(const Spec& spec, const Config& cfg, const AttributeEngine& attrs, JointSolver& joint)
-      : spec_(spec), cfg_(cfg), attrs_(attrs), joint_(joint) {}
+      : spec_(spec), cfg_(cfg), attrs_(attrs), joint_(joint), kept_(spec.args().size()) {}
   // Solves argument `arg` (spec.args()[arg], or an out argument when `spec_arg` is given) given
   // the solved dependencies. False on a dead end.
   bool solve(int arg, const std::vector<MetaArg>& metas, const ArgRequest& req, Rng& rng, MetaArg& out,
@@ -166,6 +169,12 @@ class MetaArgEngine {
   DeadEnd dead_end_;
   std::vector<const Deviation*> hits_;
   VariableSpace buffer_;  // choose's space when the attribute engine keeps none: a member, so no choice builds one
+  // The spaces the attribute engine keeps (no constraint reads the context), by argument,
+  // attribute and universe kind, once seen non-empty: space_for returns them without a context
+  // or a lookup, as it is asked for every variable.
+  static constexpr int kKinds = 32;
+  using Kept = std::array<const VariableSpace*, kKinds>;
+  std::vector<std::array<Kept, 6>> kept_;
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
