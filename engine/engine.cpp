@@ -322,7 +322,9 @@ const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int6
   const ArgSpec& arg = *argspec_;
   bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
   const int kind = AttributeEngine::universe_kind(arg.type, a, *meta_);
-  const VariableSpace** kept = arg_ >= 0 && kind < kKinds ? &kept_[static_cast<size_t>(arg_)][static_cast<size_t>(a)][static_cast<size_t>(kind)] : nullptr;
+  const VariableSpace** kept = nullptr;
+  if (arg_ >= 0 && kind < kKinds)
+    kept = &kept_[static_cast<size_t>(arg_)][static_cast<size_t>(a)][static_cast<size_t>(kind)];
   if (kept && *kept && !wants) return *kept;
   Ctx ctx(&spec_, arg, *metas_, *meta_);
   ctx.solving(a, element, count, partial, entry_);
@@ -480,7 +482,8 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
   arg_ = arg, metas_ = &metas, req_ = req, rng_ = &rng, meta_ = &out;
   entry_ = -1, negate_at_ = 0, variants_ = 1, negated_ = false;
   const ArgType type = argspec_->type;
-  out.argtype = type, out.none = false, out.scalar_dtype = ScalarDtype::Int, out.value = int64_t{0};  // MetaArg{}, in place
+  // MetaArg{} in place: the tensors vector keeps its capacity
+  out.argtype = type, out.none = false, out.scalar_dtype = ScalarDtype::Int, out.value = int64_t{0};
   out.tensors.clear();
   Value v;
   bool ok = true;

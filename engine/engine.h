@@ -174,7 +174,7 @@ class MetaArgEngine {
   // or a lookup, as it is asked for every variable.
   static constexpr int kKinds = 32;
   using Kept = std::array<const VariableSpace*, kKinds>;
-  std::vector<std::array<Kept, 6>> kept_;
+  std::vector<std::array<Kept, static_cast<size_t>(Attribute::Value) + 1>> kept_;
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
