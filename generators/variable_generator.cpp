@@ -83,25 +83,28 @@ VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile pr
         std::none_of(out.begin(), out.end(), [&](double x) { return x == v && std::signbit(x) == std::signbit(v); }))
       out.push_back(v);
   };
-  if (space.is_interval()) {
+  if (space.is_interval())
     for (const auto& i : space.intervals()) {
       Interval w{std::max(i.lo, -window), std::min(i.hi, window)};
       if (w.lo <= w.hi) windows_.push_back(w);
-      for (double end : {i.lo, i.hi})
-        if (std::isfinite(end))
-          for (double d : {0.0, 1.0, -1.0}) admit(boundaries_, end + d);
     }
-  } else {
-    for (const auto& v : space.values())
-      if (is_numeric(v)) boundaries_.push_back(as_double(v));
-  }
-  for (double v : favoured) admit(favoured_, v);
   for (const auto& w : windows_) total_ += w.hi - w.lo + (is_int_ ? 1 : 0);
   single_window_ = space.is_interval() && windows_.size() == 1;
   plain_ = profile == ValueProfile::Uniform && single_window_;
   if (single_window_) {
     lo_ = windows_[0].lo, width_ = windows_[0].hi - windows_[0].lo;
     span_ = static_cast<uint64_t>(width_) + 1;
+  }
+  for (double v : favoured) admit(favoured_, v);
+  if (plain_) return;  // its draws read the window alone (most tensors): no boundaries, no mixture
+  if (space.is_interval()) {
+    for (const auto& i : space.intervals())
+      for (double end : {i.lo, i.hi})
+        if (std::isfinite(end))
+          for (double d : {0.0, 1.0, -1.0}) admit(boundaries_, end + d);
+  } else {
+    for (const auto& v : space.values())
+      if (is_numeric(v)) boundaries_.push_back(as_double(v));
   }
   set_mixture();
 }
