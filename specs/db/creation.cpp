@@ -123,7 +123,10 @@ ArgSpec arange_dtype() {
       .value(NotIn(std::vector{S::Bool}));
 }
 
-bool integral_dtype(const Ctx& c) { return !c.is_none("dtype") && is_integral(*the_dtype(c), true); }
+bool integral_dtype(const Ctx& c) {
+  const auto t = the_dtype(c);
+  return t && is_integral(*t, true);
+}
 
 // arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 //        bool? pin_memory=None) -> Tensor: [0, end) by 1.
@@ -199,7 +202,7 @@ Spec randperm() {
       .in(Length("n").deps("dtype")
             .value(Ge(0))
             .value(Le("the largest n that dtype holds", [](const Ctx& c) -> std::optional<int64_t> {
-              switch (c.is_none("dtype") ? S::Long : *the_dtype(c)) {
+              switch (the_dtype(c).value_or(S::Long)) {
                 case S::Byte: return 256;
                 case S::Char: return 128;
                 case S::Half: return 2049;

@@ -148,8 +148,9 @@ Cond above_lowest_integer(std::string when, std::function<bool(const Ctx&)> appl
 }
 
 std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg) {
-  if (c.is_none(arg)) return std::nullopt;
-  return std::get<c10::ScalarType>(c.meta(arg).value);
+  const MetaArg& m = c.meta(arg);
+  if (m.none) return std::nullopt;
+  return std::get<c10::ScalarType>(m.value);
 }
 
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args) {
