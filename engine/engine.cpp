@@ -218,6 +218,11 @@ VariableSpace AttributeEngine::constant_domain(const ArgSpec& arg, Attribute a, 
   return s;
 }
 
+bool AttributeEngine::enumerates(const VariableSpace& s, size_t n, size_t all_up_to) {
+  const int64_t size = s.size();
+  return size >= 0 && static_cast<size_t>(size) <= std::max(n, all_up_to);
+}
+
 std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
                                                size_t all_up_to) const {
   std::vector<Value> out;
@@ -225,9 +230,8 @@ std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n,
     Value v = coerce(s.type(), raw);
     if (s.contains(v) && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
-  int64_t size = s.size();
-  if (size >= 0 && static_cast<size_t>(size) <= std::max(n, all_up_to)) {
-    auto all = s.enumerate(static_cast<size_t>(size));
+  if (enumerates(s, n, all_up_to)) {
+    auto all = s.enumerate(static_cast<size_t>(s.size()));
     if (all.size() > 2) std::rotate(all.begin() + 1, all.end() - 1, all.end());  // min, max, rest
     return all;
   }
@@ -352,10 +356,18 @@ const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int6
 Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
   if (req_.focus != a) return attrs_.pick(space, *rng_);
   size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
-  auto c = attrs_.candidates(space, static_cast<size_t>(cfg_.limits.variants), *rng_, all);
+  const auto& c = candidates(space, static_cast<size_t>(cfg_.limits.variants), all);
   variants_ = std::max(variants_, static_cast<int>(c.size()));
   // Past the candidates (tuples_per_focus > variants), the focused attribute is drawn at random.
   return static_cast<size_t>(req_.variant) < c.size() ? c[static_cast<size_t>(req_.variant)] : attrs_.pick(space, *rng_);
+}
+
+const std::vector<Value>& MetaArgEngine::candidates(const VariableSpace& space, size_t n, size_t all) {
+  if (&space == &buffer_ || !AttributeEngine::enumerates(space, n, all))
+    return candidates_ = attrs_.candidates(space, n, *rng_, all);
+  for (const auto& [kept, members] : enumerated_)
+    if (kept == &space) return members;
+  return enumerated_.emplace_back(&space, attrs_.candidates(space, n, *rng_, all)).second;
 }
 
 bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {

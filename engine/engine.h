@@ -58,6 +58,8 @@ class AttributeEngine {
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
   // space with at most `all_up_to` members gives all of them.
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
+  // Whether those candidates are the whole space, in order (no random member among them).
+  static bool enumerates(const VariableSpace& s, size_t n, size_t all_up_to);
   // One value, boundaries and special values favoured.
   Value pick(const VariableSpace& s, Rng& rng) const;
   // pick() of an Int space with intervals left, as an integer: the same value from the same draws.
@@ -146,6 +148,9 @@ class MetaArgEngine {
   // them satisfiable (the values they rule out leave `space`), and fixes it.
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
+  // The focused attribute's candidates: those of a space the attribute engine keeps, when they
+  // are its whole space, enumerated once (a focus asks for them at every sample).
+  const std::vector<Value>& candidates(const VariableSpace& space, size_t n, size_t all);
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
   // The spaces the Avoid constraints on attribute `a` keep valid generation to, each with its deviation.
   std::vector<std::pair<VariableSpace, const Deviation*>> avoided(Attribute a, int64_t element, int64_t count,
@@ -175,6 +180,8 @@ class MetaArgEngine {
   static constexpr int kKinds = 32;
   using Kept = std::array<const VariableSpace*, kKinds>;
   std::vector<std::array<Kept, static_cast<size_t>(Attribute::Value) + 1>> kept_;
+  std::vector<std::pair<const VariableSpace*, std::vector<Value>>> enumerated_;  // by kept space
+  std::vector<Value> candidates_;  // the last candidates of any other space
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
