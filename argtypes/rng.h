@@ -38,8 +38,8 @@ class Rng {
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   double uniform_real(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
   bool chance(double p) { return uniform01() < p; }
-  // n 32-bit random numbers for bulk fills, from two xoshiro256** lanes seeded by this generator
-  // and stepped together in one vector: about half the instructions of next() per number.
+  // n 32-bit random numbers for bulk fills, from eight xoshiro256** lanes seeded by this
+  // generator and stepped together in one vector: a fraction of the instructions of next().
   void fill32(uint32_t* out, size_t n);
   // n 32-bit random numbers from next(), the low half of each first.
   void halves(uint32_t* out, size_t n) {
