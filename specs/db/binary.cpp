@@ -537,17 +537,22 @@ std::vector<double> fitting(S t, bool from_float) {
 }
 
 // masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor: value is a 0-dim tensor of
-// any dtype whose element must fit self's dtype. The rule is exact for integral values; floating
-// values are kept by a scope inside self's range after rounding to value.dtype (an integral self
-// takes no NaN or infinity, a floating one no finite value past its range, though it takes NaN and
-// infinities), so only integral values break the rule in invalid samples.
+// any dtype whose element must fit self's dtype. The rule is exact for integral values (float16
+// holds integers up to 65504; bfloat16 and wider floats hold every int64); floating values are kept
+// by a scope inside self's range after rounding to value.dtype (an integral self takes no NaN or
+// infinity, a floating one no finite value past its range, though it takes NaN and infinities), so
+// only integral values break the rule in invalid samples.
 Spec masked_fill_tensor() {
   return masked_fill("masked_fill.Tensor", Tensor("value").deps("self")
       .rank(Eq(0))
-      .value(Be("the range of self.dtype when both are integral", [](const Ctx& c) -> std::optional<std::vector<double>> {
+      .value(Be("the range of self.dtype when value is integral", [](const Ctx& c) -> std::optional<std::vector<double>> {
         S t = c.dtype("self"), v = c.tensor().dtype;
-        if (!c10::isIntegralType(t, false) || !integral(v) || v == S::Bool) return std::nullopt;
-        auto fits = fitting(t, false), own = fitting(v, false);
+        if (!integral(v) || v == S::Bool) return std::nullopt;
+        std::vector<double> fits;
+        if (t == S::Half) fits = {-65504.0, 65504.0};
+        else if (c10::isIntegralType(t, false)) fits = fitting(t, false);
+        else return std::nullopt;  // a bool, bfloat16, float32 or float64 self takes every integer
+        auto own = fitting(v, false);
         if (v == S::Byte) own[0] = 0;
         if (own[0] >= fits[0] && own[1] <= fits[1]) return std::nullopt;  // every value fits
         return fits;
