@@ -149,7 +149,8 @@ class MetaArgEngine {
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
   // The focused attribute's candidates: those of a space the attribute engine keeps, when they
-  // are its whole space, enumerated once (a focus asks for them at every sample).
+  // are its whole space, enumerated once (a focus asks for them at every sample). draw's space
+  // is buffer_ (narrowed by joint constraints) or a space the attribute engine keeps.
   const std::vector<Value>& candidates(const VariableSpace& space, size_t n, size_t all);
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
   // The spaces the Avoid constraints on attribute `a` keep valid generation to, each with its deviation.
