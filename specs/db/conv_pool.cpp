@@ -484,7 +484,7 @@ BackwardDeviations backward_deviations() {
       dev("grouped_channels_unchecked",
           "with groups > 1, the slow kernels (float64, int64) split grad_output into groups without comparing its "
           "channels with the output channels: extra channels are ignored",
-          "--invalid --config contract", 400, 1),
+          "--invalid --config contract", 400, 4),
   };
 }
 
