@@ -893,6 +893,10 @@ TermOp mirrored(TermOp op) {
 
 }  // namespace
 
+bool JointSolver::Mending::in_class(int64_t v) const {
+  return modulus == 0 || floor_mod(v, modulus) == residue;
+}
+
 // Follows the instance from its root down to its one read of s, asking of each node the range
 // of values that the one above needs of it: a comparison's side that reads s must fall on the
 // right side of the other one (equal to it for an equation); +, -, negation, * and floor
@@ -1044,7 +1048,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
   if (first >= last) return false;
   if (last - first == 1) {
     value = values[first];
-    const bool mends = (m.modulus == 0 || floor_mod(value, m.modulus) == m.residue) && holds(broken);
+    const bool mends = m.in_class(value) && holds(broken);
     if (!mends) value = chosen;
     witness_changed(s);
     return mends;
@@ -1053,7 +1057,7 @@ bool JointSolver::mend(int broken, int s, Rng& rng) {
     const size_t at = (start + k) % values.size();
     if (at < first || at >= last) continue;
     value = values[at];
-    if ((m.modulus != 0 && floor_mod(value, m.modulus) != m.residue) || !holds(broken)) continue;
+    if (!m.in_class(value) || !holds(broken)) continue;
     int n = 0;
     for (int o : readers)
       if (o != broken && (n += !holds(o)) >= best) break;

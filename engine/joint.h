@@ -226,6 +226,7 @@ class JointSolver {
   // x mod modulus = residue.
   struct Mending {
     int64_t lo, hi, residue = 0, modulus = 0;
+    bool in_class(int64_t v) const;
   };
   Mending mending_values(int broken, int s);
   // Whether the local search may move slot `s` of `broken` (an active instance) to mend it.
