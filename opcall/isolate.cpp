@@ -299,11 +299,15 @@ class Tasks {
                         ending.bytes + " (the worker died during this task, which runs alone "
                                        "without crashing; no earlier task reproduces it)"});
     }
-    size_t bad = k;  // the latest crashing suffix start lies in [good, bad)
+    // The latest crashing suffix start lies in [good, bad). Task k itself is a candidate: its run
+    // alone had no heap check, and its damage may not kill at once.
+    size_t bad = last + 1;
     while (bad - good > 1) {
       size_t mid = good + (bad - good) / 2;
       (reproduces(mid, last) ? good : bad) = mid;
     }
+    if (good == k)
+      return settle(k, {TaskResult::Crashed, ending.bytes + " (run again alone, this task kills its worker again)"});
     return settle(good, {TaskResult::Crashed,
                          ending.bytes + " (found " + where + "; run again from this task the "
                                         "tasks crash again, from the next one they do not)"});
