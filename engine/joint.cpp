@@ -768,7 +768,7 @@ bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
   // evaluations left as they are. Not at a first choice, whose witness evaluations later tuples
   // take over (start_from).
   decided_.clear();
-  if (!first_choice_ && checked_ == std::pair<int, int64_t>{slot, v})
+  if (!first_choice_ && checked(slot, v))
     for (int k : open_)
       if (forward_.result(static_cast<size_t>(k)) == 1) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
   if (!first_choice_)
@@ -1095,10 +1095,10 @@ void JointSolver::fix(int slot, int64_t v) {
   fixed_.set(slot, v);
   first_choice_ = false;
   // The open instances (a subsequence of by_slot) stand for v already when it was the last checked.
-  const bool checked = checked_ == std::pair<int, int64_t>{slot, v};
+  const bool open_checked = checked(slot, v);
   size_t next_open = 0;
   for (int k : task_->by_slot[static_cast<size_t>(slot)]) {
-    const bool open = checked && next_open < open_.size() && open_[next_open] == k;
+    const bool open = open_checked && next_open < open_.size() && open_[next_open] == k;
     next_open += open;
     auto& settled = settled_[static_cast<size_t>(k)];  // open: settled by try_value at most
     if (settled) continue;

@@ -308,6 +308,8 @@ class JointSolver {
   std::vector<uint8_t> settled_;
   std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
+  // Whether the open instances' evaluations on the fixed values stand for slot = v.
+  bool checked(int slot, int64_t v) const { return checked_ == std::pair<int, int64_t>{slot, v}; }
   Evaluations on_witness_;  // by active instance: its evaluation on the witness
   // The slots the value being tried (first) and its repair moved, and their values before.
   std::vector<int> changed_;
