@@ -133,21 +133,22 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
   return VariableSpace::range(VarType::Int, lim.int_lo, lim.int_hi);
 }
 
-size_t AttributeEngine::home(const ConstantKey& k) const {
+size_t AttributeEngine::home(const SolveKey& k) const {
   uint64_t x = reinterpret_cast<uintptr_t>(k.arg) ^ (static_cast<uint64_t>(k.a) << 56) ^
-               (static_cast<uint64_t>(static_cast<uint32_t>(k.negate)) << 24) ^ static_cast<uint64_t>(k.universe);
+               (static_cast<uint64_t>(static_cast<uint32_t>(k.negate)) << 24) ^ static_cast<uint64_t>(k.universe) ^
+               (static_cast<uint64_t>(k.lenient) << 63);
   return static_cast<size_t>(splitmix64(x)) & (table_.size() - 1);
 }
 
-const AttributeEngine::Solved* AttributeEngine::find(const ConstantKey& k) const {
+AttributeEngine::Solved* AttributeEngine::find(const SolveKey& k) const {
   if (table_.empty()) return nullptr;
   for (size_t i = home(k);; i = (i + 1) & (table_.size() - 1))
     if (!table_[i] || table_[i]->key == k) return table_[i];
 }
 
-const AttributeEngine::Solved& AttributeEngine::add(Solved solved) const {
+AttributeEngine::Solved& AttributeEngine::add(Solved solved) const {
   solved_.push_back(std::move(solved));
-  auto place = [&](const Solved& s) {
+  auto place = [&](Solved& s) {
     size_t i = home(s.key);
     while (table_[i]) i = (i + 1) & (table_.size() - 1);
     table_[i] = &s;
@@ -156,35 +157,68 @@ const AttributeEngine::Solved& AttributeEngine::add(Solved solved) const {
     place(solved_.back());
   } else {  // kept at most half full, so that probes stay short
     table_.assign(std::bit_ceil(std::max<size_t>(64, 4 * solved_.size())), nullptr);
-    for (const Solved& s : solved_) place(s);
+    for (Solved& s : solved_) place(s);
   }
   return solved_.back();
+}
+
+// Past the first 64 solves, a key keeps remembering while at least one in 8 is recalled.
+bool AttributeEngine::Solved::remembers() const { return solves < 64 || 8 * recalled >= solves; }
+
+const AttributeEngine::Remembered* AttributeEngine::Solved::recall(const Ctx& ctx) {
+  ++solves;
+  if (!remembers()) return nullptr;
+  for (const Remembered& r : remembered)
+    if (ctx.gives(r.reads)) return ++recalled, &r;
+  return nullptr;
 }
 
 const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
                                             bool& negated, VariableSpace& buffer, std::vector<std::string>* applied,
                                             bool lenient) const {
-  bool constant = !applied && std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
+  if (applied) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
+  bool constant = std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
     return c.attribute != a || c.constant || !c.applies(cfg_.contract);
   });
-  if (!constant) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
-  const ConstantKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self())};
-  const Solved* solved = find(key);
-  if (!solved) {
+  const SolveKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self()), lenient};
+  Solved* solved = find(key);
+  const bool fresh = !solved;
+  if (fresh) {
     Solved s;
     s.key = key;
-    s.space = solve_uncached(arg, a, ctx, negate, s.negated, nullptr, lenient);
     solved = &add(std::move(s));
   }
-  negated = solved->negated;
-  return solved->space;
+  if (constant) {
+    if (fresh) solved->space = solve_uncached(arg, a, ctx, negate, solved->negated, nullptr, lenient);
+    negated = solved->negated;
+    return solved->space;
+  }
+  if (const Remembered* r = solved->recall(ctx)) {
+    negated = r->negated;
+    return buffer = r->space;
+  }
+  const bool remember = solved->remembers();
+  buffer = solve_uncached(arg, a, ctx, negate, negated, nullptr, lenient, remember ? &reads_ : nullptr);
+  if (remember && !reads_.whole) {
+    constexpr size_t kRemembered = 8;
+    Remembered r{reads_, buffer, negated};
+    if (solved->remembered.size() < kRemembered) solved->remembered.push_back(std::move(r));
+    else solved->remembered[solved->next++ % kRemembered] = std::move(r);
+  }
+  return buffer;
 }
 
 VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
                                               bool& negated, std::vector<std::string>* applied,
-                                              bool lenient) const {
+                                              bool lenient, CtxReads* reads) const {
   VariableSpace s = universe(arg.type, a, ctx.self());
   negated = false;
+  if (reads) reads->clear();
+  struct Recording {  // the context's reads go to `reads` while the constraints run
+    const Ctx& ctx;
+    ~Recording() { ctx.record(nullptr); }
+  } recording{ctx};
+  ctx.record(reads);
   for (size_t k = 0; k < arg.constraints.size(); ++k) {
     const auto& c = arg.constraints[k];
     if (c.attribute != a || !c.applies(cfg_.contract)) continue;
@@ -192,6 +226,7 @@ VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, c
     try {
       op = c.fn(ctx);
     } catch (const std::exception& e) {
+      if (reads) reads->whole = true;  // the read that threw is not recorded
       if (lenient) continue;
       throw std::runtime_error("constraint " + c.label + " failed: " + e.what());
     }

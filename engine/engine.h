@@ -45,8 +45,9 @@ class AttributeEngine {
   VariableSpace universe(ArgType type, Attribute a, const MetaArg& self) const;
   // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
   // into arg.constraints) is applied negated; `negated` tells whether it applied here. The
-  // space is solved into `buffer`, or, when no constraint on `a` reads the context, solved once
-  // and kept: the result refers to one or the other.
+  // space is solved into `buffer` (or copied there, when solved before from the same reads of
+  // the context), or, when no constraint on `a` reads the context, solved once and kept: the
+  // result refers to one or the other.
   const VariableSpace& solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                              VariableSpace& buffer, std::vector<std::string>* applied = nullptr,
                              bool lenient = false) const;
@@ -66,33 +67,48 @@ class AttributeEngine {
   int64_t pick_int(const VariableSpace& s, Rng& rng) const;
 
  private:
-  // A space whose constraints all read no context depends only on this key (the universe on
-  // the dtype of a value): it is solved once per engine.
-  struct ConstantKey {
+  // What a space is solved for. A space whose constraints all read no context depends only on
+  // this key (the universe on the dtype of a value): it is solved once per engine.
+  struct SolveKey {
     const ArgSpec* arg;
     Attribute a;
     int negate;
     int universe;  // the dtype or scalar kind a value's universe depends on
-    friend bool operator==(const ConstantKey&, const ConstantKey&) = default;
+    bool lenient;
+    friend bool operator==(const SolveKey&, const SolveKey&) = default;
   };
-  struct Solved {
-    ConstantKey key{};
+  // A space solved from constraints that read the context, with what they read.
+  struct Remembered {
+    CtxReads reads;
     VariableSpace space;
     bool negated = false;
   };
-  const Solved* find(const ConstantKey& key) const;  // nullptr when there is none yet
-  const Solved& add(Solved solved) const;
-  size_t home(const ConstantKey& key) const;  // where probing for the key starts in table_
+  struct Solved {
+    SolveKey key{};
+    VariableSpace space;  // constant constraints
+    bool negated = false;
+    // Constraints that read the context: the last spaces solved, each given again wherever its
+    // reads give the same values (an Int's range on a dtype, a list's length on a rank).
+    std::vector<Remembered> remembered;
+    size_t next = 0;                   // the one replaced next
+    uint32_t solves = 0, recalled = 0;  // a key whose reads rarely repeat stops remembering
+    bool remembers() const;
+    const Remembered* recall(const Ctx& ctx);
+  };
+  Solved* find(const SolveKey& key) const;  // nullptr when there is none yet
+  Solved& add(Solved solved) const;
+  size_t home(const SolveKey& key) const;  // where probing for the key starts in table_
   std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
-                               std::vector<std::string>* applied, bool lenient) const;
+                               std::vector<std::string>* applied, bool lenient, CtxReads* reads = nullptr) const;
 
   const Config& cfg_;
   VariableSpace dtypes_;  // the tensor dtypes the config allows
   // Looked up at every solve: open addressing over a power-of-two table of the entries of
   // `solved_` (which never move), where std::unordered_map divided by a prime each time.
   mutable std::deque<Solved> solved_;
-  mutable std::vector<const Solved*> table_;  // nullptr: free
+  mutable std::vector<Solved*> table_;  // nullptr: free
+  mutable CtxReads reads_;  // of the space being solved
 };
 
 struct ArgRequest {

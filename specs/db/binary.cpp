@@ -75,7 +75,7 @@ S result_type(const Ctx& c, const std::vector<std::string>& args, std::optional<
 // into `results` (0-dim tensors promote by category only), or none when every rank does.
 std::optional<std::vector<int64_t>> ranks_into(const Ctx& c, const std::vector<std::string>& with,
                                                const std::vector<S>& results) {
-  S own = c.tensor().dtype;
+  S own = c.own_dtype();
   bool zero = has(results, result_type(c, with, Typed{own, true}));
   bool dimensioned = has(results, result_type(c, with, Typed{own, false}));
   if (zero && dimensioned) return std::nullopt;
@@ -148,12 +148,11 @@ Cond nonzero_divisor(std::string dividend, bool mode) {
             [dividend, mode](const Ctx& c) -> std::optional<int64_t> {
               if (mode && c.is_none("rounding_mode")) return std::nullopt;
               if (c.numel(dividend) == 0) return std::nullopt;  // nothing is divided
-              const MetaArg& self = c.self();
-              if (!is_scalar(self.argtype))
+              if (!is_scalar(c.type()))
                 for (int64_t size : c.tensor().shape)
                   if (size == 0) return std::nullopt;
-              S joined = is_scalar(self.argtype) ? promoted_with(c.dtype(dividend), self.scalar_dtype)
-                                                 : c10::promoteTypes(c.dtype(dividend), c.tensor().dtype);
+              S joined = is_scalar(c.type()) ? promoted_with(c.dtype(dividend), c.own_scalar_dtype())
+                                             : c10::promoteTypes(c.dtype(dividend), c.own_dtype());
               if (integral(joined)) return 0;
               return std::nullopt;
             });
@@ -169,7 +168,7 @@ std::string deviation_prefix(const std::string& op) {
 // where the rule above says all there is to say.
 Cond divisor_within_result() {
   return Scope(fits_dtype("the result dtype when it is integral", [](const Ctx& c) -> std::optional<S> {
-    S joined = result_type(c, {"self"}, Typed{c.tensor().dtype, c.tensor().shape.empty()});
+    S joined = result_type(c, {"self"}, Typed{c.own_dtype(), c.tensor().shape.empty()});
     if (integral(joined)) return joined;
     return std::nullopt;
   }));
@@ -407,7 +406,7 @@ Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = without
 // negative integral exponent ("Integers to negative integer powers are not allowed.").
 Spec pow_tensor_scalar() {
   Cond no_negative_power = Ge("0 when self is integral or bool and exponent is an int", [](const Ctx& c) -> std::optional<int64_t> {
-    if (integral(c.dtype("self")) && c.self().scalar_dtype == K::Int) return 0;
+    if (integral(c.dtype("self")) && c.own_scalar_dtype() == K::Int) return 0;
     return std::nullopt;
   });
   return with_scalar("pow.Tensor_Scalar", {.result = without(every(), S::Bool), .other_value = no_negative_power}, {},
@@ -546,7 +545,7 @@ Spec masked_fill_tensor() {
   return masked_fill("masked_fill.Tensor", Tensor("value").deps("self")
       .rank(Eq(0))
       .value(Be("the range of self.dtype when value is integral", [](const Ctx& c) -> std::optional<std::vector<double>> {
-        S t = c.dtype("self"), v = c.tensor().dtype;
+        S t = c.dtype("self"), v = c.own_dtype();
         if (!integral(v) || v == S::Bool) return std::nullopt;
         std::vector<double> fits;
         if (t == S::Half) fits = {-65504.0, 65504.0};
@@ -559,7 +558,7 @@ Spec masked_fill_tensor() {
       }))
       .value(Scope(Be("the range of self.dtype, rounded in value.dtype, when value is floating",
                       [](const Ctx& c) -> std::optional<std::vector<double>> {
-        S t = c.dtype("self"), v = c.tensor().dtype;
+        S t = c.dtype("self"), v = c.own_dtype();
         if (!c10::isFloatingType(v)) return std::nullopt;
         switch (t) {
           case S::Bool: case S::Double: return std::nullopt;  // a bool self takes any value

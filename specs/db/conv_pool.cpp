@@ -44,12 +44,12 @@ ArgSpec conv_input(Cond rank, int64_t spatial, const DeviationRef& narrow_integr
         int64_t first = spatial ? c.rank() - spatial : 2;
         if (c.dim() < first) return 0;
         for (int64_t d = 0; d < first; ++d)
-          if (c.solved()[static_cast<size_t>(d)] == 0) return 0;
+          if (c.solved(static_cast<size_t>(d)) == 0) return 0;
         return 1;
       }))
       // An empty input returns before its dtype is checked.
       .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
-        auto t = c.tensor().dtype;
+        auto t = c.own_dtype();
         return t == S::Bool || t == S::Half || c10::isComplexType(t) ? 1 : 0;
       })));
 }
@@ -516,11 +516,11 @@ ArgSpec backward_input(const BackwardDeviations& d) {
       .dtype(Avoid(d.bfloat16, not_bfloat16_when_transposed()))
       .rank(Be(3, 5))
       .size(Ge("1 for spatial dims unless the batch or channels are empty", [](const Ctx& c) {
-        return c.dim() >= 2 && c.solved()[0] > 0 && c.solved()[1] > 0 ? 1 : 0;
+        return c.dim() >= 2 && c.solved(0) > 0 && c.solved(1) > 0 ? 1 : 0;
       }))
       // An empty input returns before its dtype is checked.
       .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
-        auto t = c.tensor().dtype;
+        auto t = c.own_dtype();
         return t == S::BFloat16 || t == S::Float || t == S::Double ? 0 : 1;
       }))));
 }

@@ -12,7 +12,7 @@ const std::vector<S> kFloating(floating_dtypes().begin(), floating_dtypes().end(
 // The most elements a generated arange has; not a rule of the op.
 constexpr double kMaxNumel = 4096;
 
-std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return scalar_type_of(c, "dtype"); }
+std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
 
 // The keyword arguments of a factory: ScalarType? dtype=None (`dtype`), Layout? layout=None,
 // Device? device=None, bool? pin_memory=None. Dense tensors on the CPU only: sparse layouts,
@@ -263,7 +263,7 @@ Spec native_dropout() {
             }))
             // An empty input returns before its dtype is checked.
             .size(Scope(Ge("1 when its dtype is not floating", [](const Ctx& c) {
-              return is_floating(c.tensor().dtype) ? 0 : 1;
+              return is_floating(c.own_dtype()) ? 0 : 1;
             }))))
       .in(Float("p").deps("input", "train")
             .value(Named("p in [0, 1] when training on elements", Be("[0, 1]", [training](const Ctx& c) -> std::optional<std::vector<double>> {

@@ -42,7 +42,7 @@ ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
       .rank(rank > 0 ? Eq(rank) : Ge(1))
       // An empty product returns before the dtypes are checked.
-      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) { return c.tensor().dtype == S::Bool ? 1 : 0; })));
+      .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) { return c.own_dtype() == S::Bool ? 1 : 0; })));
 }
 
 // The second operand: `first`'s dtype and rank `rank`; its dim `inner` matches `first`'s last
@@ -71,7 +71,7 @@ ArgSpec second_operand(const std::string& first, const char* name, int64_t rank,
   // samples keep them.
   return b.size(Scope(Ge("1 at its own dims when its dtype differs from " + first + "'s or is bool",
                          [first, tied](const Ctx& c) {
-    bool refused = c.tensor().dtype != c.dtype(first) || c.tensor().dtype == S::Bool;
+    bool refused = c.own_dtype() != c.dtype(first) || c.own_dtype() == S::Bool;
     return refused && !tied(c.dim()) ? 1 : 0;
   })));
 }
@@ -169,7 +169,7 @@ Spec matmul() {
             }))
             .rank(Ge(1))
             .size(Scope(Ge("1 at its own dims when its dtype differs from self's or is bool", [](const Ctx& c) {
-              bool refused = c.tensor().dtype != c.dtype("self") || c.tensor().dtype == S::Bool;
+              bool refused = c.own_dtype() != c.dtype("self") || c.own_dtype() == S::Bool;
               return refused && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
             })))
             .size(Eq("self.size(-1) at dim max(other.rank - 2, 0)", [](const Ctx& c) -> std::optional<int64_t> {
@@ -282,7 +282,7 @@ Spec linear() {
               return std::nullopt;
             }))
             .size(Scope(Ge("1 at dim 0 of a 2-d weight when its dtype differs from input's or is bool", [](const Ctx& c) {
-              bool refused = c.tensor().dtype != c.dtype("input") || c.tensor().dtype == S::Bool;
+              bool refused = c.own_dtype() != c.dtype("input") || c.own_dtype() == S::Bool;
               return refused && c.rank() == 2 && c.dim() == 0 ? 1 : 0;
             }))))
       .in(TensorOpt("bias").deps("input", "weight")
@@ -618,7 +618,7 @@ Spec einsum() {
             }))
             .value(Ne("path[i - 1] for odd i (an operand is not contracted with itself)", [](const Ctx& c) -> std::optional<int64_t> {
               if (c.position() % 2 == 0) return std::nullopt;
-              return c.solved().at(size_t(c.position() - 1));
+              return c.solved(size_t(c.position() - 1));
             }))
             .value(Unchecked(one_path, Eq("0 for one tensor", [=](const Ctx& c) -> std::optional<int64_t> {
               if (count(c) != 1) return std::nullopt;

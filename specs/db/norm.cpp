@@ -184,7 +184,7 @@ Spec native_layer_norm_backward() {
       .in(grad_like_input("grad_out", grad_shape, input_dtype_with_rows()).deps("normalized_shape"))
       .in(layer_norm_input()
             .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
-              auto t = c.tensor().dtype;
+              auto t = c.own_dtype();
               return std::find(kNormDtypes.begin(), kNormDtypes.end(), t) == kNormDtypes.end() ? 1 : 0;
             }))))
       .in(normalized_shape())

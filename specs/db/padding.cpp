@@ -18,7 +18,7 @@ GenSets constant_pads(const Ctx& c) {
   int64_t size = padded_size(c, i);
   int64_t lo = -size, broken = -size;  // narrowing may start at the end
   if (i % 2) {
-    int64_t first = c.solved()[static_cast<size_t>(i - 1)];
+    int64_t first = c.solved(static_cast<size_t>(i - 1));
     lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
     broken = -size - std::min<int64_t>(first, 0);  // narrows to a negative length
   }
@@ -95,7 +95,7 @@ Cond padded_size_positive(std::string text, std::function<std::optional<Kernel>(
     if (!k) return std::nullopt;
     int64_t i = c.position(), size = padded_size(c, i);
     int64_t lo = 1 - size - k->largest(size);
-    if (i % 2) lo = 1 - size - c.solved()[static_cast<size_t>(i - 1)];
+    if (i % 2) lo = 1 - size - c.solved(static_cast<size_t>(i - 1));
     GenSets g;
     for (int64_t v = -9; v <= 9; ++v) {
       if (v >= lo) g.valid.push_back(v);
@@ -215,7 +215,7 @@ Cond circular_pads(std::string text, bool unchecked) {
         if (v >= -size && v <= size) g.valid.push_back(v);
         continue;
       }
-      CircularPair p{size, c.solved()[static_cast<size_t>(i - 1)], v};
+      CircularPair p{size, c.solved(static_cast<size_t>(i - 1)), v};
       if (p.valid() || (!unchecked && p.accepted())) g.valid.push_back(v);
       else if (p.accepted() == unchecked) g.invalid.push_back(v);
     }
@@ -235,7 +235,7 @@ ArgSpec pad_self(const DeviationRef& unbatched) {
                  if (constant_mode(c)) return std::nullopt;
                  IntList ok;
                  for (int64_t r = 2; r <= 5; ++r)
-                   if (!kernel_lengths(mode_of(c), c.tensor().dtype, r, false).empty()) ok.push_back(r);
+                   if (!kernel_lengths(mode_of(c), c.own_dtype(), r, false).empty()) ok.push_back(r);
                  return unless_empty(ok);
                }))
       .rank(Avoid(unbatched, Ge("3 when mode is circular", [](const Ctx& c) -> std::optional<int64_t> {
@@ -245,7 +245,7 @@ ArgSpec pad_self(const DeviationRef& unbatched) {
       .size(Ge("1 except for dim 0 where a kernel of the mode takes it empty (mode is reflect or replicate)",
                [](const Ctx& c) -> std::optional<int64_t> {
                  if (!reflect_or_replicate(c)) return std::nullopt;
-                 return c.dim() == 0 && !kernel_lengths(mode_of(c), c.tensor().dtype, c.rank(), true).empty() ? 0 : 1;
+                 return c.dim() == 0 && !kernel_lengths(mode_of(c), c.own_dtype(), c.rank(), true).empty() ? 0 : 1;
                }));
 }
 

@@ -205,7 +205,7 @@ ArgSpec& adaptive_dtype_rank(ArgSpec& self, int64_t n, const std::vector<S>& dty
         .size(Avoid(u.empty_dtype, where("self.size(d)", Ge(1), "its batch or channel dim d, self.dtype not the kernel's",
                                          [n, dtypes](const Ctx& c) {
                                            return c.dim() < c.rank() - n &&
-                                                  std::find(dtypes.begin(), dtypes.end(), c.tensor().dtype) == dtypes.end();
+                                                  std::find(dtypes.begin(), dtypes.end(), c.own_dtype()) == dtypes.end();
                                          })));
   }
   if (!u.mean) return self.rank(Be(n + 1, n + 2));

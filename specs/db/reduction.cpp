@@ -59,7 +59,7 @@ std::optional<bool> given_when_self_is_empty(const Ctx& c) {
   return std::nullopt;
 }
 
-std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return scalar_type_of(c, "dtype"); }
+std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
 
 // Tensor self, cast to `dtype` when the op has one: float values cast to an integral dtype
 // outside its range are undefined, so they stay out of the samples.
@@ -177,7 +177,7 @@ Spec reduction(std::string op, Reduce r) {
   if (!r.refused.empty()) {
     // A zero-dim or empty self returns before the kernel checks its dtype.
     auto refused = [refused = r.refused, d = r.dtype](const Ctx& c) -> std::optional<int64_t> {
-      if (in(refused, result_dtype(c, d, c.tensor().dtype))) return 1;
+      if (in(refused, result_dtype(c, d, c.own_dtype()))) return 1;
       return std::nullopt;
     };
     self.rank(Scope(Ge("1 when its result dtype is refused", refused)));
@@ -218,7 +218,7 @@ Spec softmax_kernel(std::string op) {
             .dtype(In(std::vector{S::Float, S::Double, S::BFloat16}))
             // An empty tensor returns before its dtype is checked.
             .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
-              auto t = c.tensor().dtype;
+              auto t = c.own_dtype();
               return t == S::Float || t == S::Double || t == S::BFloat16 ? 0 : 1;
             }))))
       .in(Dim("dim").deps("self")
@@ -235,7 +235,7 @@ Spec softmax(std::string op) {
       .in(reduced_self(true)
             // An empty self returns before its dtype is checked.
             .size(Scope(Ge("1 when its dtype is refused", [](const Ctx& c) {
-              auto t = c.is_none("dtype") ? c.tensor().dtype : *the_dtype(c);
+              auto t = c.is_none("dtype") ? c.own_dtype() : *the_dtype(c);
               return t == S::Float || t == S::Double || t == S::BFloat16 ? 0 : 1;
             })))
             .dtype(In("{float32, float64, bfloat16} when dtype is None", [](const Ctx& c) -> std::optional<std::vector<S>> {

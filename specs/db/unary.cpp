@@ -146,7 +146,7 @@ std::pair<double, double> integral_range(c10::ScalarType t) {
 Spec hardtanh() {
   auto bound = [](const Ctx& c, int side) -> std::optional<double> {
     auto t = c.dtype("self");
-    if (!c10::isIntegralType(t, false) || c.self().scalar_dtype == ScalarDtype::Bool) return std::nullopt;
+    if (!c10::isIntegralType(t, false) || c.own_scalar_dtype() == ScalarDtype::Bool) return std::nullopt;
     auto [lo, hi] = integral_range(t);
     return side < 0 ? lo - 1 : hi + 1;
   };
@@ -182,7 +182,7 @@ Spec clamp_bound(std::string op, const char* bound) {
             }))
             .value(fits_dtype("the result dtype (self.dtype, or int64 for a bool self; none when " + std::string(bound) + " is float)",
                               [](const Ctx& c) -> std::optional<c10::ScalarType> {
-              if (c.self().scalar_dtype == ScalarDtype::Float) return std::nullopt;
+              if (c.own_scalar_dtype() == ScalarDtype::Float) return std::nullopt;
               return result_without_float_bounds(c);
             })));
 }
@@ -194,7 +194,7 @@ Spec clamp() {
   return unary_pointwise("clamp.default", {}, CpuFloat16::Missing)
       .in(ScalarOpt("min").deps("self")
             .value(Scope(fits_dtype("self.dtype (int64 for a bool self) unless min is float", [](const Ctx& c) -> std::optional<c10::ScalarType> {
-              if (c.self().scalar_dtype == ScalarDtype::Float) return std::nullopt;
+              if (c.own_scalar_dtype() == ScalarDtype::Float) return std::nullopt;
               return result_without_float_bounds(c);
             }))))
       .in(ScalarOpt("max").deps("self", "min")
@@ -212,7 +212,7 @@ Spec clamp() {
             }))
             .value(fits_dtype("the result dtype (self.dtype, or int64 for a bool self; none when min or max is float)",
                               [](const Ctx& c) -> std::optional<c10::ScalarType> {
-              if (c.self().scalar_dtype == ScalarDtype::Float || is_float(c, "min")) return std::nullopt;
+              if (c.own_scalar_dtype() == ScalarDtype::Float || is_float(c, "min")) return std::nullopt;
               return result_without_float_bounds(c);
             })));
 }

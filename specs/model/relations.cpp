@@ -105,13 +105,13 @@ Cond integral_range(std::string what, std::function<std::optional<c10::ScalarTyp
                                                      : static_cast<double>(std::numeric_limits<float>::max());
       return std::vector<double>{-max, max};
     }
-    bool tensor = has_tensors(c.self().argtype);
-    ScalarDtype from = tensor                           ? scalar_dtype_of(c.tensor().dtype)
-                       : is_float(c.self().argtype) ? ScalarDtype::Float  // a float argument
-                                                    : c.self().scalar_dtype;
+    bool tensor = has_tensors(c.type());
+    ScalarDtype from = tensor                           ? scalar_dtype_of(c.own_dtype())
+                       : is_float(c.type()) ? ScalarDtype::Float  // a float argument
+                                                    : c.own_scalar_dtype();
     if (wrap && from != ScalarDtype::Float) return std::nullopt;
     // The dtype the values are held in before the cast (a Python float is a double).
-    c10::ScalarType held = tensor ? c.tensor().dtype : from == ScalarDtype::Float ? c10::ScalarType::Double : *t;
+    c10::ScalarType held = tensor ? c.own_dtype() : from == ScalarDtype::Float ? c10::ScalarType::Double : *t;
     double lo = 0, hi = 0;
     switch (*t) {
       case c10::ScalarType::Byte:  // negative integers wrap around, negative floats overflow
@@ -139,18 +139,12 @@ Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(c
 Cond above_lowest_integer(std::string when, std::function<bool(const Ctx&)> applies) {
   return Ge("the lowest value of its dtype plus one when it is int32 or int64" + when,
             [applies = std::move(applies)](const Ctx& c) -> std::optional<double> {
-              c10::ScalarType t = c.tensor().dtype;
+              c10::ScalarType t = c.own_dtype();
               if (!applies(c)) return std::nullopt;
               if (t == c10::ScalarType::Int) return -2147483647.0;
               if (t == c10::ScalarType::Long) return -9223372036854774784.0;  // the first double above -2^63
               return std::nullopt;
             });
-}
-
-std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg) {
-  const MetaArg& m = c.meta(arg);
-  if (m.none) return std::nullopt;
-  return std::get<c10::ScalarType>(m.value);
 }
 
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args) {

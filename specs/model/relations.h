@@ -25,8 +25,6 @@ Cond casts_into(std::string what, std::function<std::optional<c10::ScalarType>(c
 // For a tensor's values where `applies` holds: above the lowest value of an int32 or int64 tensor,
 // whose division by -1 overflows (`when` ends the label: " when divisor_override is -1").
 Cond above_lowest_integer(std::string when, std::function<bool(const Ctx&)> applies);
-// The value of the ScalarType? argument `arg`; nullopt when it is None.
-std::optional<c10::ScalarType> scalar_type_of(const Ctx& c, std::string_view arg);
 // The dtype that type promotion gives the tensors `args`.
 c10::ScalarType promoted(const Ctx& c, std::initializer_list<std::string_view> args);
 // The positive divisors of n that are at most `limit`.

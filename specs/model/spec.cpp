@@ -13,7 +13,7 @@ std::string_view name(Suffix s) {
 
 // ---- Ctx ----------------------------------------------------------------------------------
 
-const MetaArg& Ctx::meta(std::string_view arg) const {
+const MetaArg& Ctx::dep(std::string_view arg) const {
   if (spec_)
     for (int d : arg_.dependencies)
       if (d >= 0 && spec_->args()[static_cast<size_t>(d)].name == arg) return metas_[static_cast<size_t>(d)];
@@ -21,23 +21,58 @@ const MetaArg& Ctx::meta(std::string_view arg) const {
                               "' reads '" + std::string(arg) + "', which is not among its dependencies");
 }
 
-int64_t Ctx::size(std::string_view arg, int64_t dim) const {
-  const auto& s = shape(arg);
-  int64_t r = static_cast<int64_t>(s.size());
-  if (dim < 0) dim += r;
-  return s.at(static_cast<size_t>(dim));
+ArgType Ctx::type() const { return arg_.type; }
+
+int64_t Ctx::value(CtxReads::Kind kind, const MetaArg* m, int64_t at) const {
+  using K = CtxReads;
+  switch (kind) {
+    case K::IsNone: return m->none;
+    case K::Dtype: return static_cast<int64_t>(m->tensor().dtype);
+    case K::Rank: return static_cast<int64_t>(m->tensor().shape.size());
+    case K::Size: {
+      const auto& s = m->tensor().shape;
+      return s.at(static_cast<size_t>(at < 0 ? at + static_cast<int64_t>(s.size()) : at));
+    }
+    case K::Numel: {
+      int64_t n = 1;
+      for (auto d : m->tensor().shape) n *= d;
+      return n;
+    }
+    case K::Length:
+      return static_cast<int64_t>(is_tensor_list(m->argtype) ? m->tensors.size() : list_length(m->value));
+    case K::AsInt: return opsfuzz::as_int(m->value);
+    case K::AsDouble: return std::bit_cast<int64_t>(opsfuzz::as_double(m->value));
+    case K::ScalarDtype: return static_cast<int64_t>(m->scalar_dtype);
+    case K::ScalarType: return m->none ? -1 : static_cast<int64_t>(std::get<c10::ScalarType>(m->value));
+    case K::OwnDtype: return static_cast<int64_t>(own_tensor().dtype);
+    case K::OwnScalarDtype: return static_cast<int64_t>(self_.scalar_dtype);
+    case K::Entry: return entry_;
+    case K::Dim: return element(Attribute::Size);
+    case K::OwnRank: return count(Attribute::Size);
+    case K::Position: return element(Attribute::Value);
+    case K::OwnLength: return count(Attribute::Value);
+    case K::Solved:
+      if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
+      return solved_->at(static_cast<size_t>(at));
+  }
+  return 0;
 }
 
-int64_t Ctx::numel(std::string_view arg) const {
-  int64_t n = 1;
-  for (auto s : shape(arg)) n *= s;
-  return n;
+int64_t Ctx::read(CtxReads::Kind kind, std::string_view arg, int64_t at) const {
+  const MetaArg* m = arg.empty() ? nullptr : &dep(arg);
+  const int64_t v = value(kind, m, at);
+  if (record_) record_->reads.push_back({kind, m ? static_cast<int>(m - metas_.data()) : -1, at, v});
+  return v;
 }
 
-int64_t Ctx::length(std::string_view arg) const {
-  const auto& m = meta(arg);
-  if (is_tensor_list(m.argtype)) return static_cast<int64_t>(m.tensors.size());
-  return static_cast<int64_t>(list_length(m.value));
+bool Ctx::gives(const CtxReads& recorded) const {
+  try {  // a read that now throws (a dim past the rank) gives another value
+    for (const auto& r : recorded.reads)
+      if (value(r.kind, r.arg < 0 ? nullptr : &metas_[static_cast<size_t>(r.arg)], r.at) != r.value) return false;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 int64_t Ctx::element(Attribute a) const {
@@ -55,7 +90,7 @@ int64_t Ctx::count(Attribute a) const {
 
 const IntList& Ctx::solved() const {
   if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
-  return *solved_;
+  return whole(*solved_);
 }
 
 // ---- ArgSpec ------------------------------------------------------------------------------

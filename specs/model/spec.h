@@ -6,6 +6,7 @@
 #include "argtypes/meta_arg.h"
 #include "specs/model/joint.h"
 
+#include <bit>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -42,6 +43,24 @@ enum class Role : uint8_t {
 inline bool applies(Role r, bool contract) { return r != Role::Avoid || !contract; }
 inline bool negatable(Role r, bool contract) { return r == Role::Rule || (contract && r == Role::Unchecked); }
 
+// What constraint functions read of their context, each read with the value it gave (Ctx::record),
+// so that a space solved from them can be reused wherever the same reads give the same values.
+// A read of a whole argument, list, shape or tensor is not kept: it makes the record `whole`, of
+// no use.
+struct CtxReads {
+  enum Kind : uint8_t { IsNone, Dtype, Rank, Size, Numel, Length, AsInt, AsDouble, ScalarDtype, ScalarType,
+                        OwnDtype, OwnScalarDtype, Entry, Dim, OwnRank, Position, OwnLength, Solved };
+  struct Read {
+    Kind kind;
+    int arg;     // the dependency's index among the spec's arguments (-1: the argument being solved)
+    int64_t at;  // Size: the dim asked for; Solved: the element
+    int64_t value;
+  };
+  std::vector<Read> reads;
+  bool whole = false;
+  void clear() { reads.clear(), whole = false; }
+};
+
 // What a constraint function sees: the dependencies of the argument being solved, by name, and
 // which element of the argument is being solved.
 class Ctx {
@@ -51,42 +70,66 @@ class Ctx {
       : spec_(spec), arg_(arg), metas_(metas), self_(self) {}
 
   // A dependency by name. Throws std::invalid_argument naming the spec when `arg` is not one.
-  const MetaArg& meta(std::string_view arg) const;
-  bool is_none(std::string_view arg) const { return meta(arg).none; }
-  c10::ScalarType dtype(std::string_view arg) const { return meta(arg).tensor().dtype; }
-  const IntList& shape(std::string_view arg) const { return meta(arg).tensor().shape; }
-  int64_t rank(std::string_view arg) const { return static_cast<int64_t>(shape(arg).size()); }
-  int64_t size(std::string_view arg, int64_t dim) const;  // dim may be negative
-  int64_t numel(std::string_view arg) const;
-  int64_t length(std::string_view arg) const;             // entries of a list argument
-  int64_t as_int(std::string_view arg) const { return opsfuzz::as_int(meta(arg).value); }
-  double as_double(std::string_view arg) const { return opsfuzz::as_double(meta(arg).value); }
-  const IntList& ints(std::string_view arg) const { return std::get<IntList>(meta(arg).value); }
-  ScalarDtype scalar_dtype(std::string_view arg) const { return meta(arg).scalar_dtype; }
+  const MetaArg& meta(std::string_view arg) const { return whole(dep(arg)); }
+  bool is_none(std::string_view arg) const { return read(CtxReads::IsNone, arg); }
+  c10::ScalarType dtype(std::string_view arg) const { return static_cast<c10::ScalarType>(read(CtxReads::Dtype, arg)); }
+  const IntList& shape(std::string_view arg) const { return whole(dep(arg)).tensor().shape; }
+  int64_t rank(std::string_view arg) const { return read(CtxReads::Rank, arg); }
+  int64_t size(std::string_view arg, int64_t dim) const { return read(CtxReads::Size, arg, dim); }  // dim may be negative
+  int64_t numel(std::string_view arg) const { return read(CtxReads::Numel, arg); }
+  int64_t length(std::string_view arg) const { return read(CtxReads::Length, arg); }  // entries of a list argument
+  int64_t as_int(std::string_view arg) const { return read(CtxReads::AsInt, arg); }
+  double as_double(std::string_view arg) const { return std::bit_cast<double>(read(CtxReads::AsDouble, arg)); }
+  const IntList& ints(std::string_view arg) const { return std::get<IntList>(whole(dep(arg)).value); }
+  ScalarDtype scalar_dtype(std::string_view arg) const { return static_cast<ScalarDtype>(read(CtxReads::ScalarDtype, arg)); }
+  // A ScalarType? argument's value (nullopt: None).
+  std::optional<c10::ScalarType> scalar_type(std::string_view arg) const {
+    int64_t t = read(CtxReads::ScalarType, arg);
+    return t < 0 ? std::nullopt : std::optional(static_cast<c10::ScalarType>(t));
+  }
 
-  // The argument being solved, attributes solved so far.
-  const MetaArg& self() const { return self_; }
+  // The argument being solved, attributes solved so far, and its type.
+  const MetaArg& self() const { return whole(self_); }
+  ArgType type() const;
   // The tensor being solved: the argument's own, or the current entry of a tensor list.
-  const TensorMeta& tensor() const { return self_.tensors.at(entry_ < 0 ? 0 : static_cast<size_t>(entry_)); }
+  const TensorMeta& tensor() const { return whole(own_tensor()); }
+  // That tensor's dtype, and the argument's scalar dtype (Scalar arguments).
+  c10::ScalarType own_dtype() const { return static_cast<c10::ScalarType>(read(CtxReads::OwnDtype)); }
+  ScalarDtype own_scalar_dtype() const { return static_cast<ScalarDtype>(read(CtxReads::OwnScalarDtype)); }
   // The entry of a tensor list being solved (-1: not a tensor list).
-  int64_t entry() const { return entry_; }
+  int64_t entry() const { return read(CtxReads::Entry); }
   // Solving a Size: the dim being solved, of rank() dims.
-  int64_t dim() const { return element(Attribute::Size); }
-  int64_t rank() const { return count(Attribute::Size); }
+  int64_t dim() const { return read(CtxReads::Dim); }
+  int64_t rank() const { return read(CtxReads::OwnRank); }
   // Solving the entries of a value list: the entry being solved, of length() entries.
-  int64_t position() const { return element(Attribute::Value); }
-  int64_t length() const { return count(Attribute::Value); }
-  // The sizes or int list entries solved before this one.
+  int64_t position() const { return read(CtxReads::Position); }
+  int64_t length() const { return read(CtxReads::OwnLength); }
+  // The sizes or int list entries solved before this one, and one of them.
   const IntList& solved() const;
+  int64_t solved(size_t i) const { return read(CtxReads::Solved, {}, static_cast<int64_t>(i)); }
 
   // Set by the engine: which element of attribute `a` is being solved.
   void solving(Attribute a, int64_t element, int64_t count, const IntList* solved, int64_t entry) {
     attribute_ = a, element_ = element, count_ = count, solved_ = solved, entry_ = entry;
   }
+  // Set by the engine: where the reads are recorded from now on (nullptr: nowhere).
+  void record(CtxReads* reads) const { record_ = reads; }
+  // Whether every read of `recorded` gives the value it gave then.
+  bool gives(const CtxReads& recorded) const;
 
  private:
+  const MetaArg& dep(std::string_view arg) const;
+  const TensorMeta& own_tensor() const { return self_.tensors.at(entry_ < 0 ? 0 : static_cast<size_t>(entry_)); }
   int64_t element(Attribute a) const;
   int64_t count(Attribute a) const;
+  // What read `kind` of dependency `arg` (or of the argument being solved) gives now.
+  int64_t value(CtxReads::Kind kind, const MetaArg* arg, int64_t at) const;
+  int64_t read(CtxReads::Kind kind, std::string_view arg = {}, int64_t at = 0) const;
+  template <class T>
+  const T& whole(const T& read) const {
+    if (record_) record_->whole = true;
+    return read;
+  }
 
   const Spec* spec_;
   const ArgSpec& arg_;
@@ -95,6 +138,7 @@ class Ctx {
   Attribute attribute_ = Attribute::Value;
   int64_t element_ = -1, count_ = -1, entry_ = -1;
   const IntList* solved_ = nullptr;
+  mutable CtxReads* record_ = nullptr;
 };
 
 // The right-hand side of a constraint: one value (Eq..Gt), a set (In, NotIn), [lo, hi] (Be),

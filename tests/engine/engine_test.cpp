@@ -135,6 +135,44 @@ TEST(AttributeEngine, ResolvesSpacesThatReadTheContext) {
   EXPECT_EQ(&ae.solve(fixed, Attribute::Value, ctx, -1, negated, buffer), first);
 }
 
+// A space solved from the context is given again where its constraints' reads give the same
+// values (rank 2, then 5, then 2 again), and only there: a read of a whole shape is not kept.
+TEST(AttributeEngine, RecallsASpaceOnlyWhereItsReadsRepeat) {
+  Config cfg;
+  AttributeEngine ae(cfg);
+  Spec spec("x");
+  spec.in(Tensor("self"))
+      .in(Dim("dim").deps("self").value(Lt("self.rank", [](const Ctx& c) { return c.rank("self"); })))
+      .in(Int("n").deps("self").value(Le("the sum of self's sizes", [](const Ctx& c) {
+        int64_t sum = 0;
+        for (int64_t s : c.shape("self")) sum += s;
+        return sum;
+      })));
+  std::vector<MetaArg> metas(3);
+  metas[0].argtype = ArgType::Tensor;
+  metas[0].tensors.resize(1);
+  MetaArg self;
+  VariableSpace buffer;
+  bool negated = false;
+  for (auto [rank, size] : std::vector<std::pair<int64_t, int64_t>>{{2, 1}, {5, 1}, {2, 1}, {2, 3}, {5, 2}}) {
+    metas[0].tensors[0].shape.assign(static_cast<size_t>(rank), size);
+    Ctx ctx(&spec, spec.args()[1], metas, self);
+    EXPECT_EQ(ae.solve(spec.args()[1], Attribute::Value, ctx, -1, negated, buffer).max(), rank - 1);
+    Ctx whole(&spec, spec.args()[2], metas, self);
+    EXPECT_EQ(ae.solve(spec.args()[2], Attribute::Value, whole, -1, negated, buffer).max(), rank * size);
+  }
+  CtxReads reads;
+  Ctx ctx(&spec, spec.args()[1], metas, self);
+  ctx.record(&reads);
+  ctx.size("self", -1);
+  ctx.record(nullptr);
+  EXPECT_TRUE(ctx.gives(reads));
+  metas[0].tensors[0].shape.back() = 7;
+  EXPECT_FALSE(ctx.gives(reads));
+  metas[0].tensors[0].shape.clear();  // the dim read is past the rank now
+  EXPECT_FALSE(ctx.gives(reads));
+}
+
 TEST(AttributeEngine, CandidatesStartWithTheBoundaries) {
   Config cfg;
   AttributeEngine ae(cfg);
