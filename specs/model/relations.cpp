@@ -106,9 +106,9 @@ Cond integral_range(std::string what, std::function<std::optional<c10::ScalarTyp
       return std::vector<double>{-max, max};
     }
     bool tensor = has_tensors(c.type());
-    ScalarDtype from = tensor                           ? scalar_dtype_of(c.own_dtype())
+    ScalarDtype from = tensor               ? scalar_dtype_of(c.own_dtype())
                        : is_float(c.type()) ? ScalarDtype::Float  // a float argument
-                                                    : c.own_scalar_dtype();
+                                            : c.own_scalar_dtype();
     if (wrap && from != ScalarDtype::Float) return std::nullopt;
     // The dtype the values are held in before the cast (a Python float is a double).
     c10::ScalarType held = tensor ? c.own_dtype() : from == ScalarDtype::Float ? c10::ScalarType::Double : *t;

@@ -51,9 +51,7 @@ int64_t Ctx::value(CtxReads::Kind kind, const MetaArg* m, int64_t at) const {
     case K::OwnRank: return count(Attribute::Size);
     case K::Position: return element(Attribute::Value);
     case K::OwnLength: return count(Attribute::Value);
-    case K::Solved:
-      if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
-      return solved_->at(static_cast<size_t>(at));
+    case K::Solved: return solved_list().at(static_cast<size_t>(at));
   }
   return 0;
 }
@@ -88,9 +86,9 @@ int64_t Ctx::count(Attribute a) const {
   return count_;
 }
 
-const IntList& Ctx::solved() const {
+const IntList& Ctx::solved_list() const {
   if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
-  return whole(*solved_);
+  return *solved_;
 }
 
 // ---- ArgSpec ------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ class Ctx {
   int64_t position() const { return read(CtxReads::Position); }
   int64_t length() const { return read(CtxReads::OwnLength); }
   // The sizes or int list entries solved before this one, and one of them.
-  const IntList& solved() const;
+  const IntList& solved() const { return whole(solved_list()); }
   int64_t solved(size_t i) const { return read(CtxReads::Solved, {}, static_cast<int64_t>(i)); }
 
   // Set by the engine: which element of attribute `a` is being solved.
@@ -119,6 +119,7 @@ class Ctx {
 
  private:
   const MetaArg& dep(std::string_view arg) const;
+  const IntList& solved_list() const;
   const TensorMeta& own_tensor() const { return self_.tensors.at(entry_ < 0 ? 0 : static_cast<size_t>(entry_)); }
   int64_t element(Attribute a) const;
   int64_t count(Attribute a) const;

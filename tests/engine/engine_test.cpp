@@ -109,15 +109,22 @@ TEST(AttributeEngine, AppliesConstraintsAndNegatesOne) {
 }
 
 // A space whose constraint reads the context follows it; a constant one is kept.
+// The arguments' metas of a spec whose first argument is the tensor `self` (its shape is set by
+// the test).
+std::vector<MetaArg> with_self_tensor(size_t args) {
+  std::vector<MetaArg> metas(args);
+  metas[0].argtype = ArgType::Tensor;
+  metas[0].tensors.resize(1);
+  return metas;
+}
+
 TEST(AttributeEngine, ResolvesSpacesThatReadTheContext) {
   Config cfg;
   AttributeEngine ae(cfg);
   ArgSpec arg = Dim("dim").deps("self").value(Ge(0)).value(Lt("self.rank", [](const Ctx& c) { return c.rank("self"); }));
   Spec spec("x");
   spec.in(Tensor("self")).in(arg);
-  std::vector<MetaArg> metas(2);
-  metas[0].argtype = ArgType::Tensor;
-  metas[0].tensors.resize(1);
+  std::vector<MetaArg> metas = with_self_tensor(2);
   MetaArg self;
   VariableSpace buffer;
   bool negated = false;
@@ -148,9 +155,7 @@ TEST(AttributeEngine, RecallsASpaceOnlyWhereItsReadsRepeat) {
         for (int64_t s : c.shape("self")) sum += s;
         return sum;
       })));
-  std::vector<MetaArg> metas(3);
-  metas[0].argtype = ArgType::Tensor;
-  metas[0].tensors.resize(1);
+  std::vector<MetaArg> metas = with_self_tensor(3);
   MetaArg self;
   VariableSpace buffer;
   bool negated = false;
