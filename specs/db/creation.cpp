@@ -12,8 +12,6 @@ const std::vector<S> kFloating(floating_dtypes().begin(), floating_dtypes().end(
 // The most elements a generated arange has; not a rule of the op.
 constexpr double kMaxNumel = 4096;
 
-std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
-
 // The keyword arguments of a factory: ScalarType? dtype=None (`dtype`), Layout? layout=None,
 // Device? device=None, bool? pin_memory=None. Dense tensors on the CPU only: sparse layouts,
 // other devices and pinned memory (which needs CUDA) are out of scope.

@@ -32,6 +32,10 @@ enum class CpuFloat16 { Present, Missing };
 Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {},
                      CpuFloat16 float16 = CpuFloat16::Present);
 
+// The value of an op's `dtype` argument (ScalarType?; nullopt when None): factories
+// (creation.cpp) and reductions (reduction.cpp) cast to it.
+inline std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
+
 // Window rules shared by convolution (conv_pool.cpp) and pooling (pooling.cpp).
 // A per-spatial-dim parameter list: one value for all dims, or one per dim.
 Cond param_length(std::string input);

@@ -59,8 +59,6 @@ std::optional<bool> given_when_self_is_empty(const Ctx& c) {
   return std::nullopt;
 }
 
-std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
-
 // Tensor self, cast to `dtype` when the op has one: float values cast to an integral dtype
 // outside its range are undefined, so they stay out of the samples.
 ArgSpec reduced_self(bool dtype_arg) {

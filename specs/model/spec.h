@@ -127,9 +127,9 @@ class Ctx {
   int64_t value(CtxReads::Kind kind, const MetaArg* arg, int64_t at) const;
   int64_t read(CtxReads::Kind kind, std::string_view arg = {}, int64_t at = 0) const;
   template <class T>
-  const T& whole(const T& read) const {
+  const T& whole(const T& all) const {
     if (record_) record_->whole = true;
-    return read;
+    return all;
   }
 
   const Spec* spec_;
