@@ -35,6 +35,13 @@ DeviationRef half_floats_missing(const std::string& op) {
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
 }
 
+// Whether a product's kernel refuses the tensor being solved beside `other`: its dtype differs
+// from other's or is bool.
+bool dtype_refused_beside(const Ctx& c, const std::string& other) {
+  const S own = c.own_dtype();
+  return own != c.dtype(other) || own == S::Bool;
+}
+
 // The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
 ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
   return Tensor(name)
@@ -71,8 +78,7 @@ ArgSpec second_operand(const std::string& first, const char* name, int64_t rank,
   // samples keep them.
   return b.size(Scope(Ge("1 at its own dims when its dtype differs from " + first + "'s or is bool",
                          [first, tied](const Ctx& c) {
-    bool refused = c.own_dtype() != c.dtype(first) || c.own_dtype() == S::Bool;
-    return refused && !tied(c.dim()) ? 1 : 0;
+    return dtype_refused_beside(c, first) && !tied(c.dim()) ? 1 : 0;
   })));
 }
 
@@ -169,8 +175,7 @@ Spec matmul() {
             }))
             .rank(Ge(1))
             .size(Scope(Ge("1 at its own dims when its dtype differs from self's or is bool", [](const Ctx& c) {
-              bool refused = c.own_dtype() != c.dtype("self") || c.own_dtype() == S::Bool;
-              return refused && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
+              return dtype_refused_beside(c, "self") && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
             })))
             .size(Eq("self.size(-1) at dim max(other.rank - 2, 0)", [](const Ctx& c) -> std::optional<int64_t> {
               if (c.dim() == std::max<int64_t>(c.rank() - 2, 0)) return c.size("self", -1);
@@ -282,8 +287,7 @@ Spec linear() {
               return std::nullopt;
             }))
             .size(Scope(Ge("1 at dim 0 of a 2-d weight when its dtype differs from input's or is bool", [](const Ctx& c) {
-              bool refused = c.own_dtype() != c.dtype("input") || c.own_dtype() == S::Bool;
-              return refused && c.rank() == 2 && c.dim() == 0 ? 1 : 0;
+              return dtype_refused_beside(c, "input") && c.rank() == 2 && c.dim() == 0 ? 1 : 0;
             }))))
       .in(TensorOpt("bias").deps("input", "weight")
             .optional(Avoid(vector_weight, Named("bias is None when weight is 1-d and input is 2-d or 3-d",

@@ -108,7 +108,6 @@ TEST(AttributeEngine, AppliesConstraintsAndNegatesOne) {
   EXPECT_FALSE(negated);
 }
 
-// A space whose constraint reads the context follows it; a constant one is kept.
 // The arguments' metas of a spec whose first argument is the tensor `self` (its shape is set by
 // the test).
 std::vector<MetaArg> with_self_tensor(size_t args) {
@@ -118,6 +117,7 @@ std::vector<MetaArg> with_self_tensor(size_t args) {
   return metas;
 }
 
+// A space whose constraint reads the context follows it; a constant one is kept.
 TEST(AttributeEngine, ResolvesSpacesThatReadTheContext) {
   Config cfg;
   AttributeEngine ae(cfg);
