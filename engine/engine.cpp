@@ -258,42 +258,38 @@ bool AttributeEngine::enumerates(const VariableSpace& s, size_t n, size_t all_up
   return size >= 0 && static_cast<size_t>(size) <= std::max(n, all_up_to);
 }
 
-std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
-                                               size_t all_up_to) const {
+std::vector<Value> AttributeEngine::boundaries(const VariableSpace& s) const {
   std::vector<Value> out;
   auto add = [&](const Value& raw) {
     Value v = coerce(s.type(), raw);
     if (s.contains(v) && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
+  if (auto lo = s.min(); lo && std::isfinite(*lo)) add(*lo);
+  if (auto hi = s.max(); hi && std::isfinite(*hi)) add(*hi);
+  if (s.is_interval())
+    for (double special : {0.0, 1.0, -1.0}) add(special);
+  return out;
+}
+
+std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
+                                               size_t all_up_to) const {
   if (enumerates(s, n, all_up_to)) {
     auto all = s.enumerate(static_cast<size_t>(s.size()));
     if (all.size() > 2) std::rotate(all.begin() + 1, all.end() - 1, all.end());  // min, max, rest
     return all;
   }
-  if (s.type() == VarType::Int && s.is_interval()) return int_candidates(s, n, rng);
-  if (auto lo = s.min(); lo && std::isfinite(*lo)) add(*lo);
-  if (auto hi = s.max(); hi && std::isfinite(*hi)) add(*hi);
-  if (s.is_interval())
-    for (double special : {0.0, 1.0, -1.0}) add(special);
-  for (size_t attempt = 0; out.size() < n && attempt < 8 * n; ++attempt) add(pick(s, rng));
+  std::vector<Value> out = boundaries(s);
+  for (size_t attempt = 0; out.size() < n && attempt < 8 * n; ++attempt)
+    if (Value v = pick(s, rng); std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
   if (out.size() > n) out.resize(n);
   return out;
 }
 
-// What candidates() does for an Int interval space (most foci), on int64s instead of Values: the
-// same values in the same order, from the same draws. Ends and 0/±1 are integers there, and so
-// is every pick.
-std::vector<Value> AttributeEngine::int_candidates(const VariableSpace& s, size_t n, Rng& rng) const {
-  boost::container::small_vector<int64_t, 16> ints;
-  auto add = [&](int64_t v) {
-    if (s.contains_number(static_cast<double>(v)) && std::find(ints.begin(), ints.end(), v) == ints.end())
-      ints.push_back(v);
-  };
-  for (double end : {s.intervals().front().lo, s.intervals().back().hi})
-    if (std::isfinite(end)) add(static_cast<int64_t>(end));
-  for (int64_t special : {0, 1, -1}) add(special);
-  for (size_t attempt = 0; ints.size() < n && attempt < 8 * n; ++attempt) add(pick_int(s, rng));
-  return std::vector<Value>(ints.begin(), ints.begin() + static_cast<std::ptrdiff_t>(std::min(n, ints.size())));
+Value AttributeEngine::candidate(const VariableSpace& s, size_t index, Rng& rng) const {
+  const std::vector<Value> ends = boundaries(s);
+  if (index < ends.size()) return ends[index];
+  for (int attempt = 1;; ++attempt)  // a few draws avoid the boundaries, as candidates() does
+    if (Value v = pick(s, rng); attempt == 8 || std::find(ends.begin(), ends.end(), v) == ends.end()) return v;
 }
 
 Value AttributeEngine::pick(const VariableSpace& s, Rng& rng) const {
@@ -390,16 +386,20 @@ const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int6
 
 Value MetaArgEngine::draw(Attribute a, const VariableSpace& space) {
   if (req_.focus != a) return attrs_.pick(space, *rng_);
+  const size_t n = static_cast<size_t>(cfg_.limits.variants), variant = static_cast<size_t>(req_.variant);
   size_t all = (a == A::Dtype || a == A::Optional || (a == A::Value && !space.is_interval())) ? 64 : 0;
-  const auto& c = candidates(space, static_cast<size_t>(cfg_.limits.variants), all);
+  if (!AttributeEngine::enumerates(space, n, all)) {  // n candidates: the boundaries, then random members
+    variants_ = std::max(variants_, static_cast<int>(n));
+    return variant < n ? attrs_.candidate(space, variant, *rng_) : attrs_.pick(space, *rng_);
+  }
+  const auto& c = enumerated(space, n, all);
   variants_ = std::max(variants_, static_cast<int>(c.size()));
   // Past the candidates (tuples_per_focus > variants), the focused attribute is drawn at random.
-  return static_cast<size_t>(req_.variant) < c.size() ? c[static_cast<size_t>(req_.variant)] : attrs_.pick(space, *rng_);
+  return variant < c.size() ? c[variant] : attrs_.pick(space, *rng_);
 }
 
-const std::vector<Value>& MetaArgEngine::candidates(const VariableSpace& space, size_t n, size_t all) {
-  if (&space == &buffer_ || !AttributeEngine::enumerates(space, n, all))
-    return candidates_ = attrs_.candidates(space, n, *rng_, all);
+const std::vector<Value>& MetaArgEngine::enumerated(const VariableSpace& space, size_t n, size_t all) {
+  if (&space == &buffer_) return candidates_ = attrs_.candidates(space, n, *rng_, all);
   for (const auto& [kept, members] : enumerated_)
     if (kept == &space) return members;
   return enumerated_.emplace_back(&space, attrs_.candidates(space, n, *rng_, all)).second;

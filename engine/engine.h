@@ -61,6 +61,9 @@ class AttributeEngine {
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;
   // Whether those candidates are the whole space, in order (no random member among them).
   static bool enumerates(const VariableSpace& s, size_t n, size_t all_up_to);
+  // Candidate `index` of a space that candidates() does not enumerate, drawing only what it
+  // needs: a boundary or 0/±1, else a random member (one of those only after 8 draws).
+  Value candidate(const VariableSpace& s, size_t index, Rng& rng) const;
   // One value, boundaries and special values favoured.
   Value pick(const VariableSpace& s, Rng& rng) const;
   // pick() of an Int space with intervals left, as an integer: the same value from the same draws.
@@ -98,7 +101,7 @@ class AttributeEngine {
   Solved* find(const SolveKey& key) const;  // nullptr when there is none yet
   Solved& add(Solved solved) const;
   size_t home(const SolveKey& key) const;  // where probing for the key starts in table_
-  std::vector<Value> int_candidates(const VariableSpace& s, size_t n, Rng& rng) const;
+  std::vector<Value> boundaries(const VariableSpace& s) const;  // those of candidates(), in order
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                                std::vector<std::string>* applied, bool lenient, CtxReads* reads = nullptr) const;
 
@@ -164,10 +167,10 @@ class MetaArgEngine {
   // them satisfiable (the values they rule out leave `space`), and fixes it.
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
-  // The focused attribute's candidates: those of a space the attribute engine keeps, when they
-  // are its whole space, enumerated once (a focus asks for them at every sample). draw's space
+  // The focused attribute's candidates when they are its whole space: those of a space the
+  // attribute engine keeps enumerated once (a focus asks for them at every sample). draw's space
   // is buffer_ (narrowed by joint constraints) or a space the attribute engine keeps.
-  const std::vector<Value>& candidates(const VariableSpace& space, size_t n, size_t all);
+  const std::vector<Value>& enumerated(const VariableSpace& space, size_t n, size_t all);
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
   // The spaces the Avoid constraints on attribute `a` keep valid generation to, each with its deviation.
   std::vector<std::pair<VariableSpace, const Deviation*>> avoided(Attribute a, int64_t element, int64_t count,
