@@ -474,19 +474,30 @@ void Evaluations::run(size_t k, const JointProblem& jp, const Program& p, const 
   }
   if (s.congruent)
     for (size_t i = 0; i < leaves; ++i) value[n + i] = value[i], value[2 * n + i] = known[i] ? 0 : 1;
-  evaluate_nodes(k, jp, p, a, nullptr, leaves, n);
+  evaluate_nodes(s, value, known, jp, p, a, nullptr, leaves, n);
 }
 
 void Evaluations::rerun(size_t k, const JointProblem& jp, const Program& p, const Assignment& a,
                         const std::vector<int>& readers) {
-  evaluate_nodes(k, jp, p, a, readers.data(), 0, readers.size());
+  const Span& s = spans_[k];
+  evaluate_nodes(s, value_.data() + s.value, known_.data() + s.known, jp, p, a, readers.data(), 0, readers.size());
 }
 
-void Evaluations::evaluate_nodes(size_t k, const JointProblem& jp, const Program& p, const Assignment& a,
-                                 const int* order, size_t from, size_t to) {
+bool Evaluations::unknown_without(size_t k, const JointProblem& jp, const Program& p, Assignment& a, int slot,
+                                  const std::vector<int>& readers) {
   const Span& s = spans_[k];
-  uint8_t* known = known_.data() + s.known;
-  int64_t* v = value_.data() + s.value;
+  const auto value = value_.begin() + static_cast<std::ptrdiff_t>(s.value);
+  const auto known = known_.begin() + static_cast<std::ptrdiff_t>(s.known);
+  copy_value_.assign(value, value + static_cast<std::ptrdiff_t>((s.congruent ? 3 : 1) * s.nodes));
+  copy_known_.assign(known, known + static_cast<std::ptrdiff_t>(s.nodes));
+  a.known[static_cast<size_t>(slot)] = 0;
+  evaluate_nodes(s, copy_value_.data(), copy_known_.data(), jp, p, a, readers.data(), 0, readers.size());
+  a.known[static_cast<size_t>(slot)] = 1;
+  return !copy_known_.back();
+}
+
+void Evaluations::evaluate_nodes(const Span& s, int64_t* v, uint8_t* known, const JointProblem& jp, const Program& p,
+                                 const Assignment& a, const int* order, size_t from, size_t to) {
   if (s.congruent) evaluate<true>(jp, p, a, v, known, v + s.nodes, v + 2 * s.nodes, order, from, to);
   else evaluate<false>(jp, p, a, v, known, nullptr, nullptr, order, from, to);
 }
@@ -830,13 +841,8 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
 // Whether the broken instance reads slot s as the witness stands: unknown, it leaves the
 // instance undecided (a size past the rank is not read).
 bool JointSolver::is_free(int broken, int s) {
-  auto& known = witness_.known[static_cast<size_t>(s)];
-  known = 0;
-  rerun(on_witness_, broken, witness_, s);
-  bool undecided = !on_witness_.result(static_cast<size_t>(broken));
-  known = 1;
-  rerun(on_witness_, broken, witness_, s);
-  return undecided;
+  const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
+  return on_witness_.unknown_without(static_cast<size_t>(broken), problem_, in.program, witness_, s, in.readers_of(s));
 }
 
 namespace {

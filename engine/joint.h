@@ -73,6 +73,10 @@ class Evaluations {
   // After one slot changed (its value or whether it is known); `readers`: the nodes that depend
   // on it, in evaluation order (Instance::readers).
   void rerun(size_t k, const JointProblem& jp, const Program& p, const Assignment& a, const std::vector<int>& readers);
+  // Whether program k's result would be unknown with `slot` unknown (the others as in `a`, where
+  // it is known; `readers` as for rerun). Evaluated on a copy: k's evaluation stays as it is.
+  bool unknown_without(size_t k, const JointProblem& jp, const Program& p, Assignment& a, int slot,
+                       const std::vector<int>& readers);
   // Program k's value; nullopt when it depends on unknown slots (or divides by 0).
   std::optional<int64_t> result(size_t k) const {
     const Span& s = spans_[k];
@@ -89,11 +93,14 @@ class Evaluations {
     size_t known, value, nodes;
     bool congruent;
   };
-  void evaluate_nodes(size_t k, const JointProblem& jp, const Program& p, const Assignment& a, const int* order,
-                      size_t from, size_t to);
+  // Into value/known: the node values of a program laid out as `s` says.
+  static void evaluate_nodes(const Span& s, int64_t* value, uint8_t* known, const JointProblem& jp, const Program& p,
+                             const Assignment& a, const int* order, size_t from, size_t to);
   std::vector<int64_t> value_;
   std::vector<uint8_t> known_;
   std::vector<Span> spans_;
+  std::vector<int64_t> copy_value_;  // unknown_without's copy of an evaluation
+  std::vector<uint8_t> copy_known_;
 };
 
 class JointProblem {
