@@ -73,11 +73,6 @@ VariableSpace VariableSpace::range(VarType type, double lo, double hi) {
   return s;
 }
 
-bool VariableSpace::empty() const {
-  if (interval_) return intervals_.empty() && !nan_;
-  return !cofinite_ && values_.empty();
-}
-
 bool VariableSpace::contains(const Value& raw) const {
   if (!interval_) return cofinite_ != values_.contains(coerce(type_, raw));
   return is_numeric(raw) && contains_number(as_double(raw));

@@ -38,7 +38,7 @@ class VariableSpace {
   const Intervals& intervals() const { return intervals_; }
   bool admits_nan() const { return nan_; }
 
-  bool empty() const;
+  bool empty() const { return interval_ ? intervals_.empty() && !nan_ : !cofinite_ && values_.empty(); }
   bool contains(const Value& v) const;
   bool contains_number(double v) const;  // of an Int or Float space; the same as contains(v)
   // Number of members when finite (intervals over Int count their integers); -1 when infinite.

@@ -354,13 +354,20 @@ template <class T> bool StructuralEngine::solve_list(int64_t count, Value& out) 
 
 const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                                               VariableSpace& buffer) {
-  const ArgSpec& arg = *argspec_;
-  bool wants = req_.negate >= 0 && !negated_ && arg.constraints[req_.negate].attribute == a;
-  const int kind = AttributeEngine::universe_kind(arg.type, a, *meta_);
+  const bool wants = req_.negate >= 0 && !negated_ && argspec_->constraints[req_.negate].attribute == a;
+  const int kind = AttributeEngine::universe_kind(argspec_->type, a, *meta_);
   const VariableSpace** kept = nullptr;
   if (arg_ >= 0 && kind < kKinds)
     kept = &kept_[static_cast<size_t>(arg_)][static_cast<size_t>(a)][static_cast<size_t>(kind)];
   if (kept && *kept && !wants) return *kept;
+  return solve_space(a, element, count, partial, buffer, wants, kept);
+}
+
+// Out of line: space_for, asked for every variable, mostly returns a kept space.
+[[gnu::noinline]] const VariableSpace* MetaArgEngine::solve_space(Attribute a, int64_t element, int64_t count,
+                                                                  const IntList* partial, VariableSpace& buffer,
+                                                                  bool wants, const VariableSpace** kept) {
+  const ArgSpec& arg = *argspec_;
   Ctx ctx(&spec_, arg, *metas_, *meta_);
   ctx.solving(a, element, count, partial, entry_);
   bool applied = false;
@@ -408,7 +415,7 @@ const std::vector<Value>& MetaArgEngine::enumerated(const VariableSpace& space, 
 bool MetaArgEngine::choose(Attribute a, int64_t element, int64_t count, const IntList* partial, Value& out) {
   const VariableSpace* space = space_for(a, element, count, partial, buffer_);
   if (!space) return false;
-  int slot = entry_ < 0 ? joint_.slot(arg_, argspec_->type, a, element) : -1;
+  int slot = entry_ < 0 && joint_.active() ? joint_.slot(arg_, argspec_->type, a, element) : -1;
   if (slot < 0) {
     out = draw(a, *space);
   } else {

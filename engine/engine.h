@@ -162,6 +162,9 @@ class MetaArgEngine {
   // `buffer` or a space the attribute engine keeps; nullptr on a dead end.
   const VariableSpace* space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                                  VariableSpace& buffer);
+  // space_for past the kept spaces: `wants` the negation, `kept` where to keep the space solved.
+  const VariableSpace* solve_space(Attribute a, int64_t element, int64_t count, const IntList* partial,
+                                   VariableSpace& buffer, bool wants, const VariableSpace** kept);
   bool solve_tensor(TensorMeta& t, int64_t count, bool optional_entry);
   // For a variable that joint constraints read: settles `out` on a value of `space` that keeps
   // them satisfiable (the values they rule out leave `space`), and fixes it.
