@@ -33,9 +33,12 @@ Spec index_select() {
               if (c.rank("self") == 0) return 1;
               return std::nullopt;
             })))
-            .value(Be(0, expr("self.size(dim) - 1", [](const Ctx& c) {
-              return (c.rank("self") == 0 ? 1 : c.size("self", c.as_int("dim"))) - 1;
-            }))));
+            // None when self.size(dim) is 0: the index is empty then (the scope on its size).
+            .value(Be("[0, self.size(dim) - 1]", [](const Ctx& c) -> std::optional<std::vector<double>> {
+              const int64_t n = c.rank("self") == 0 ? 1 : c.size("self", c.as_int("dim"));
+              if (n == 0) return std::nullopt;
+              return std::vector<double>{0, static_cast<double>(n - 1)};
+            })));
 }
 
 // ---- shared by gather and the scatter family ------------------------------------------------
