@@ -204,7 +204,7 @@ class MetaArgEngine {
   using Kept = std::array<const VariableSpace*, kKinds>;
   std::vector<std::array<Kept, static_cast<size_t>(Attribute::Value) + 1>> kept_;
   std::vector<std::pair<const VariableSpace*, std::vector<Value>>> enumerated_;  // by kept space
-  std::vector<Value> candidates_;  // the last candidates of any other space
+  std::vector<Value> candidates_;  // the last enumeration of buffer_
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate

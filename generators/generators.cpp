@@ -234,7 +234,7 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   };
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
-    values_.assign(spec_.args().size(), c10::IValue());
+    values_.resize(spec_.args().size());  // a solve that succeeds materializes every argument
     bool solved = engine_.solve(task, variant_, rng, materialize, tuple_) &&
                   (!with_out_ || engine_.solve_outs(rng, tuple_));
     stats_.solver_calls = engine_.joint().oracle_calls();
@@ -245,16 +245,23 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     return false;
   }
   out.op = spec_.op();
-  out.args.clear(), out.kwargs.clear(), out.outs.clear(), out.deviations.clear();
+  out.args.clear(), out.outs.clear(), out.deviations.clear();
+  size_t keywords = 0;  // out.kwargs keeps the names of the last sample, most often this op's
   for (const Deviation* d : tuple_.deviations) out.deviations.push_back(d->id);
   for (size_t i = 0; i < spec_.args().size(); ++i) {
     const auto& a = spec_.args()[i];
     if (a.layout_deviation && cfg_.contract && laid_out_non_contiguous(values_[i]))
       out.deviations.push_back(a.layout_deviation->id);
     if (cfg_.contract && !tuple_.metas[i].none) note_value_deviations(tuple_.metas[i], values_[i], out.deviations);
-    if (a.keyword) out.kwargs.emplace_back(a.name, std::move(values_[i]));
-    else out.args.push_back(std::move(values_[i]));
+    if (!a.keyword) {
+      out.args.push_back(std::move(values_[i]));
+      continue;
+    }
+    if (keywords == out.kwargs.size()) out.kwargs.emplace_back(a.name, c10::IValue());
+    else if (out.kwargs[keywords].first != a.name) out.kwargs[keywords].first = a.name;
+    out.kwargs[keywords++].second = std::move(values_[i]);
   }
+  out.kwargs.resize(keywords);
   if (with_out_)
     for (size_t k = 0; k < tuple_.outs.size(); ++k) {
       tuple_.outs[k].tensors.at(0).shape = {0};  // out= tensors start empty; the kernel resizes them

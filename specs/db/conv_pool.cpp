@@ -476,15 +476,15 @@ BackwardDeviations backward_deviations() {
       dev("weight_layout",
           "with an input in the channels-last memory format, the slow 2-d kernel refuses a weight contiguous in "
           "neither format (\"slow_conv2d: grad_weight must be contiguous\")",
-          "--config contract,permuted", 800, 24),
+          "--config contract,permuted", 300, 31),
       dev("plain_dilation_unchecked",
           "a plain convolution's dilations are not compared with 1: the mkldnn kernel (float32) takes a dilation of 0 "
           "or below wherever grad_output has the size it gives",
-          "--invalid --config contract", 400),
+          "--invalid --config contract", 400, 5),
       dev("grouped_channels_unchecked",
           "with groups > 1, the slow kernels (float64, int64) split grad_output into groups without comparing its "
           "channels with the output channels: extra channels are ignored",
-          "--invalid --config contract", 400, 4),
+          "--invalid --config contract", 400, 10),
   };
 }
 
