@@ -170,9 +170,9 @@ class MetaArgEngine {
   // them satisfiable (the values they rule out leave `space`), and fixes it.
   bool choose_joint(int slot, Attribute a, int64_t element, VariableSpace& space, Value& out);
   Value draw(Attribute a, const VariableSpace& space);  // the focused candidate or a random pick
-  // The focused attribute's candidates when they are its whole space: those of a space the
-  // attribute engine keeps enumerated once (a focus asks for them at every sample). draw's space
-  // is buffer_ (narrowed by joint constraints) or a space the attribute engine keeps.
+  // The focused attribute's candidates when they are its whole space. A space the attribute
+  // engine keeps is enumerated once (a focus asks for them at every sample); draw's other space
+  // is buffer_ (narrowed by joint constraints), enumerated anew.
   const std::vector<Value>& enumerated(const VariableSpace& space, size_t n, size_t all);
   void note_deviations(Attribute a, int64_t element, int64_t count, const IntList* partial, const Value& v);
   // The spaces the Avoid constraints on attribute `a` keep valid generation to, each with its deviation.
