@@ -66,10 +66,9 @@ class AttributeEngine {
   Value candidate(const VariableSpace& s, size_t index, Rng& rng) const;
   // One value, boundaries and special values favoured.
   Value pick(const VariableSpace& s, Rng& rng) const;
-  // pick() of an Int space with intervals left, as an integer: the same value from the same draws.
-  int64_t pick_int(const VariableSpace& s, Rng& rng) const;
 
  private:
+  int64_t pick_int(const VariableSpace& s, Rng& rng) const;  // pick() of an Int space with intervals left
   // What a space is solved for. A space whose constraints all read no context depends only on
   // this key (the universe on the dtype of a value): it is solved once per engine.
   struct SolveKey {

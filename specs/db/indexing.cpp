@@ -7,6 +7,9 @@ using namespace dsl;
 
 namespace {
 
+// The size of `arg` at dim d as the kernels see it: a zero-dim tensor counts as [1].
+int64_t dim_size(const Ctx& c, std::string_view arg, int64_t d) { return c.rank(arg) == 0 ? 1 : c.size(arg, d); }
+
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Spec index_select() {
   auto many_indices = deviation("index_select.zero_dim_self_many_indices",
@@ -22,11 +25,11 @@ Spec index_select() {
             .rank(Le(1))
             // An empty dim has no index in range: no indices (implied by the rule on the values).
             .rank(Scope(Eq("1 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
-              if (c.rank("self") > 0 && c.size("self", c.as_int("dim")) == 0) return 1;
+              if (dim_size(c, "self", c.as_int("dim")) == 0) return 1;
               return std::nullopt;
             })))
             .size(Scope(Eq("0 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
-              if (c.rank("self") > 0 && c.size("self", c.as_int("dim")) == 0) return 0;
+              if (dim_size(c, "self", c.as_int("dim")) == 0) return 0;
               return std::nullopt;
             })))
             .size(Avoid(many_indices, Eq("1 when self is zero-dim", [](const Ctx& c) -> std::optional<int64_t> {
@@ -35,16 +38,13 @@ Spec index_select() {
             })))
             // None when self.size(dim) is 0: the index is empty then (the scope on its size).
             .value(Be("[0, self.size(dim) - 1]", [](const Ctx& c) -> std::optional<std::vector<double>> {
-              const int64_t n = c.rank("self") == 0 ? 1 : c.size("self", c.as_int("dim"));
+              const int64_t n = dim_size(c, "self", c.as_int("dim"));
               if (n == 0) return std::nullopt;
               return std::vector<double>{0, static_cast<double>(n - 1)};
             })));
 }
 
 // ---- shared by gather and the scatter family ------------------------------------------------
-
-// The size of `arg` at dim d as the kernels see it: a zero-dim tensor counts as [1].
-int64_t dim_size(const Ctx& c, std::string_view arg, int64_t d) { return c.rank(arg) == 0 ? 1 : c.size(arg, d); }
 
 // Index tensor values: valid ones in [0, n) (or [-n, n) where the op wraps negative indices),
 // invalid ones just outside (by one), so that an unchecked kernel is caught without reading far.
