@@ -9,6 +9,8 @@ namespace {
 
 // The size of `arg` at dim d as the kernels see it: a zero-dim tensor counts as [1].
 int64_t dim_size(const Ctx& c, std::string_view arg, int64_t d) { return c.rank(arg) == 0 ? 1 : c.size(arg, d); }
+// self.size(dim), as the kernels see it.
+int64_t self_dim_size(const Ctx& c) { return dim_size(c, "self", c.as_int("dim")); }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Spec index_select() {
@@ -25,11 +27,11 @@ Spec index_select() {
             .rank(Le(1))
             // An empty dim has no index in range: no indices (implied by the rule on the values).
             .rank(Scope(Eq("1 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
-              if (dim_size(c, "self", c.as_int("dim")) == 0) return 1;
+              if (self_dim_size(c) == 0) return 1;
               return std::nullopt;
             })))
             .size(Scope(Eq("0 when self.size(dim) is 0", [](const Ctx& c) -> std::optional<int64_t> {
-              if (dim_size(c, "self", c.as_int("dim")) == 0) return 0;
+              if (self_dim_size(c) == 0) return 0;
               return std::nullopt;
             })))
             .size(Avoid(many_indices, Eq("1 when self is zero-dim", [](const Ctx& c) -> std::optional<int64_t> {
@@ -38,7 +40,7 @@ Spec index_select() {
             })))
             // None when self.size(dim) is 0: the index is empty then (the scope on its size).
             .value(Be("[0, self.size(dim) - 1]", [](const Ctx& c) -> std::optional<std::vector<double>> {
-              const int64_t n = dim_size(c, "self", c.as_int("dim"));
+              const int64_t n = self_dim_size(c);
               if (n == 0) return std::nullopt;
               return std::vector<double>{0, static_cast<double>(n - 1)};
             })));
@@ -87,7 +89,7 @@ ArgSpec gather_index(bool src) {
       }))
       // The kernels return before any check for an empty index: no rule of it could be broken.
       .size(Scope(Ge(1)))
-      .value(index_values("self.size(dim)", [](const Ctx& c) { return dim_size(c, "self", c.as_int("dim")); }, false));
+      .value(index_values("self.size(dim)", self_dim_size, false));
 }
 
 // Indices need a non-empty self (an index into an empty dim is out of range, and an empty index
