@@ -1,7 +1,9 @@
 // Tuple generation per spec (valid and invalid, default config, one thread), the joint-constraint
 // ablation (Z3 look-ahead vs sampling with retry), and space operations. Valid generation of an
 // op FACTO also covers reports x_facto: our tuples/s over FACTO's (bench/facto-rates.tsv).
+// hand_written/convolution.default is the per-variable baseline joint specs are held to.
 #include "bench/facto_rates.h"
+#include "bench/hand_written.h"
 #include "engine/engine.h"
 #include "generators/generators.h"
 #include "specs/db/db.h"
@@ -40,9 +42,8 @@ void first_tuple(benchmark::State& state, ArgumentTupleGenerator& gen, Sample& s
   state.counters["first_tuple_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void generate(benchmark::State& state, const std::string& op, Validity v) {
+void generate(benchmark::State& state, const Spec& spec, Validity v) {
   at::set_num_threads(1);
-  const Spec& spec = *find_spec(op);
   ArgumentTupleGenerator gen(spec, Config{}, 1, v);
   Sample s;
   first_tuple(state, gen, s, "the stream ended");
@@ -53,8 +54,8 @@ void generate(benchmark::State& state, const std::string& op, Validity v) {
     }
   state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["per_round"] = static_cast<double>(gen.tuples_per_round());
-  auto facto = facto_rates().find(op);
-  if (v == Validity::Valid && facto != facto_rates().end())
+  auto facto = facto_rates().find(spec.op());
+  if (v == Validity::Valid && facto != facto_rates().end() && find_spec(spec.op()) == &spec)  // not a baseline
     state.counters["x_facto"] =
         benchmark::Counter(static_cast<double>(state.iterations()) / facto->second, benchmark::Counter::kIsRate);
 }
@@ -87,10 +88,12 @@ void register_all() {
     benchmark::RegisterBenchmark(("joint/sampling/" + spec.op()).c_str(), generate_joint, spec.op(), JointStrategy::Sampling);
   }
   for (const auto& spec : spec_db()) {
-    benchmark::RegisterBenchmark(("valid/" + spec.op()).c_str(), generate, spec.op(), Validity::Valid);
+    benchmark::RegisterBenchmark(("valid/" + spec.op()).c_str(), generate, std::cref(spec), Validity::Valid);
     if (!MetaArgTupleEngine(spec, Config{}).invalid_tasks().empty())  // else there is nothing to time
-      benchmark::RegisterBenchmark(("invalid/" + spec.op()).c_str(), generate, spec.op(), Validity::Invalid);
+      benchmark::RegisterBenchmark(("invalid/" + spec.op()).c_str(), generate, std::cref(spec), Validity::Invalid);
   }
+  static const Spec hand_written = hand_written_convolution();
+  benchmark::RegisterBenchmark("hand_written/convolution.default", generate, std::cref(hand_written), Validity::Valid);
 }
 
 // Element fills: one 4,096-element tensor of each dtype under each value profile, over the

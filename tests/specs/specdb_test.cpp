@@ -1,6 +1,7 @@
 // The SpecDB sweep, under every tensor configuration: each spec's valid samples must run on the
 // CPU kernels, and at least 98 % of its invalid samples must be refused; a binding error is a
 // fault of the spec, never a rejection. Kernels run in forked children.
+#include "bench/hand_written.h"
 #include "engine/engine.h"
 #include "engine/joint.h"
 #include "generators/execute.h"
@@ -90,6 +91,18 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::Combine(::testing::ValuesIn(all_ops()), ::testing::ValuesIn(kConfigs)),
                          case_name);
+
+// The baseline generation_bench times convolution's joint spec against is held to the same test:
+// a rate of invalid tuples would be no baseline.
+TEST(Baselines, HandWrittenConvolutionSamplesAreAccepted) {
+  at::set_num_threads(1);
+  const Spec spec = hand_written_convolution();
+  auto samples = generate(spec, Config{}, Validity::Valid);
+  ASSERT_EQ(samples.size(), kSamples);
+  auto outcomes = execute_isolated(samples);
+  for (size_t i = 0; i < samples.size(); ++i)
+    EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
+}
 
 // ---- Labels -------------------------------------------------------------------------------
 
