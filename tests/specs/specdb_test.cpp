@@ -46,13 +46,16 @@ class SpecDB : public ::testing::TestWithParam<Case> {
   Config config() const { return config_named(std::get<1>(GetParam())); }
 };
 
-TEST_P(SpecDB, ValidSamplesAreAccepted) {
-  auto samples = generate(spec(), config(), Validity::Valid);
+// kSamples valid samples of `spec`, each accepted by the kernel.
+void expect_valid_samples_accepted(const Spec& spec, const Config& cfg) {
+  auto samples = generate(spec, cfg, Validity::Valid);
   ASSERT_EQ(samples.size(), kSamples);
   auto outcomes = execute_isolated(samples);
   for (size_t i = 0; i < samples.size(); ++i)
     EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
 }
+
+TEST_P(SpecDB, ValidSamplesAreAccepted) { expect_valid_samples_accepted(spec(), config()); }
 
 TEST_P(SpecDB, InvalidSamplesAreRejected) {
   auto samples = generate(spec(), config(), Validity::Invalid);
@@ -96,12 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::Combine(::testing::ValuesIn(all
 // a rate of invalid tuples would be no baseline.
 TEST(Baselines, HandWrittenConvolutionSamplesAreAccepted) {
   at::set_num_threads(1);
-  const Spec spec = hand_written_convolution();
-  auto samples = generate(spec, Config{}, Validity::Valid);
-  ASSERT_EQ(samples.size(), kSamples);
-  auto outcomes = execute_isolated(samples);
-  for (size_t i = 0; i < samples.size(); ++i)
-    EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
+  expect_valid_samples_accepted(hand_written_convolution(), Config{});
 }
 
 // ---- Labels -------------------------------------------------------------------------------
