@@ -7,12 +7,6 @@ namespace {
 using namespace dsl;
 using db::param_length;
 
-// Entry i of a parameter list of one value for all spatial dims, or one per dim.
-int64_t param(const Ctx& c, const char* list, int64_t i) {
-  const auto& l = std::get<IntList>(c.meta(list).value);
-  return l.size() == 1 ? l[0] : l[static_cast<size_t>(i)];
-}
-
 // weight (out, C / groups, kernel...): out in whole groups, each dilated kernel dim within the
 // padded input; sizes 0 to 9.
 GenSets weight_size(const Ctx& c) {
@@ -28,13 +22,6 @@ GenSets weight_size(const Ctx& c) {
     return k >= 1 && (k - 1) * param(c, "dilation", d - 2) <= room;
   });
   return g;
-}
-
-IntList divisors_up_to_8(int64_t n) {
-  IntList out;
-  for (int64_t g = 1; g <= 8; ++g)
-    if (n % g == 0) out.push_back(g);
-  return out;
 }
 }  // namespace
 
@@ -58,7 +45,7 @@ Spec hand_written_convolution() {
       .in(LengthList("output_padding").deps("input").length(param_length("input")).value(Ge(0)))
       .in(Int("groups").deps("input")
             .value(Ge(1))
-            .value(In("divides input channels", [](const Ctx& c) { return divisors_up_to_8(c.size("input", 1)); })));
+            .value(In("divides input channels", [](const Ctx& c) { return divisors(c.size("input", 1), 8); })));
 }
 
 }  // namespace opsfuzz
