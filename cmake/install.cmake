@@ -17,9 +17,6 @@ set_target_properties(opsfuzz_plugin PROPERTIES EXPORT_NAME plugin)
 target_include_directories(opsfuzz_plugin INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                                     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/opsfuzz>)
 target_link_libraries(opsfuzz_plugin INTERFACE torch Boost::headers)
-if(OPSFUZZ_WITH_Z3)
-  target_compile_definitions(opsfuzz_plugin INTERFACE OPSFUZZ_HAVE_Z3=1)
-endif()
 set_target_properties(ops-fuzz PROPERTIES ENABLE_EXPORTS ON)
 
 install(TARGETS opsfuzz_all opsfuzz_plugin EXPORT opsfuzzTargets)

@@ -2,6 +2,20 @@
 
 include(GNUInstallDirs)
 
+# opsfuzz_precompile(TARGET HEADER...): TARGET's precompiled headers. Each set of headers is
+# compiled once per build, by the first target that asks for it, and the others reuse it:
+# <torch/torch.h> alone takes 50 s to precompile, <ATen/ATen.h> 20 s.
+function(opsfuzz_precompile target)
+  string(MAKE_C_IDENTIFIER "${ARGN}" key)
+  get_property(owner GLOBAL PROPERTY opsfuzz_pch_${key})
+  if(owner)
+    target_precompile_headers(${target} REUSE_FROM ${owner})
+  else()
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+    set_property(GLOBAL PROPERTY opsfuzz_pch_${key} ${target})
+  endif()
+endfunction()
+
 # opsfuzz_library(NAME SOURCES... DEPS ...): a static library exported as opsfuzz::NAME, in the
 # build tree and in the installed package (headers under include/opsfuzz, as in the sources).
 function(opsfuzz_library name)
@@ -15,7 +29,7 @@ function(opsfuzz_library name)
   install(TARGETS opsfuzz_${name} EXPORT opsfuzzTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   target_compile_options(opsfuzz_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   if(ARG_PCH)
-    target_precompile_headers(opsfuzz_${name} PRIVATE ${ARG_PCH})
+    opsfuzz_precompile(opsfuzz_${name} ${ARG_PCH})
   endif()
 endfunction()
 
@@ -25,7 +39,7 @@ function(opsfuzz_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   if(ARG_PCH)
-    target_precompile_headers(${name} PRIVATE ${ARG_PCH})
+    opsfuzz_precompile(${name} ${ARG_PCH})
   endif()
   # Registered after each build (cmake/gtest_groups.cmake); until the first, CTest has none.
   set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_tests.cmake")

@@ -1,6 +1,7 @@
 #include "engine/config.h"
 
 #include "argtypes/argtypes.h"
+#include "engine/joint.h"
 
 #include <algorithm>
 #include <sstream>
@@ -20,6 +21,8 @@ size_t TensorConfig::value_profiles(ValueProfile (&out)[3]) const {
   if (integral) out[n++] = ValueProfile::Integral;
   return n;
 }
+
+JointStrategy default_joint_strategy() { return have_z3() ? JointStrategy::Z3 : JointStrategy::Sampling; }
 
 Config Config::parse(const std::string& words) {
   Config cfg;
@@ -44,9 +47,7 @@ Config Config::parse(const std::string& words) {
     else if (word == "sampling") cfg.joint = JointStrategy::Sampling;
     else if (key == "contract") cfg.contract = on;
     else if (word == "z3") {
-#ifndef OPSFUZZ_HAVE_Z3
-      throw std::invalid_argument("config word 'z3': this build has no Z3 (OPSFUZZ_WITH_Z3=OFF)");
-#endif
+      if (!have_z3()) throw std::invalid_argument("config word 'z3': this build has no Z3 (OPSFUZZ_WITH_Z3=OFF)");
       cfg.joint = JointStrategy::Z3;
     } else
       throw std::invalid_argument("unknown config word '" + word +

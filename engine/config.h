@@ -44,15 +44,14 @@ struct TensorConfig {
 
 // How joint constraints are solved: look-ahead with Z3, or sampling with retry.
 enum class JointStrategy { Z3, Sampling };
+// Z3 when this build has it (OPSFUZZ_WITH_Z3), else Sampling. A function, not a macro here: only
+// the engine's sources depend on whether the build has Z3.
+JointStrategy default_joint_strategy();
 
 struct Config {
   Limits limits;
   TensorConfig tensor;
-#ifdef OPSFUZZ_HAVE_Z3
-  JointStrategy joint = JointStrategy::Z3;
-#else
-  JointStrategy joint = JointStrategy::Sampling;
-#endif
+  JointStrategy joint = default_joint_strategy();
   // The op's contract without the spec's deviations: valid samples may fall into a deviation
   // (where the kernel departs from the contract) and invalid ones may break rules the kernel
   // does not check; samples say which deviations they hit.
