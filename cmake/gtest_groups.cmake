@@ -1,10 +1,13 @@
 # Registers the tests of a GoogleTest binary with CTest (run after each build of it):
 #   cmake -D TEST_EXECUTABLE=... -D CTEST_FILE=... -P gtest_groups.cmake
-# A plain test is one CTest test named Suite.Test. Value-parameterized tests are grouped by suite
-# and parameter, up to a "__" in the parameter's name: Ops/SpecDB.ValidSamplesAreAccepted/
-# add_Tensor__half and the other configurations of add_Tensor become one CTest test,
-# SpecDB/add_Tensor, run by one process; loading libtorch (half a second) would otherwise cost
-# more than most of these tests.
+# Loading libtorch takes half a second, more than most tests, so each CTest test runs a group of
+# them in one process:
+# - the tests of a plain suite form one group, named after the suite (Suite.Test when it has one
+#   test);
+# - value-parameterized tests are grouped by parameter, up to a "__" in its name, whatever their
+#   suite: Ops/SpecDB.ValidSamplesAreAccepted/add_Tensor__half, the other configurations of
+#   add_Tensor and Classify.AgreesWithGeneration/add_Tensor become one CTest test, named after the
+#   first suite met with that parameter: SpecDB/add_Tensor.
 execute_process(COMMAND "${TEST_EXECUTABLE}" --gtest_list_tests
                 OUTPUT_VARIABLE listing RESULT_VARIABLE result TIMEOUT 120)
 if(NOT result EQUAL 0)
@@ -21,13 +24,19 @@ foreach(line IN LISTS lines)
     set(test "${CMAKE_MATCH_1}")
     if(test MATCHES "/([^/]+)$")
       string(REGEX REPLACE "__.*$" "" parameter "${CMAKE_MATCH_1}")
-      set(group "${suite_name}/${parameter}")
+      set(key "/${parameter}")
+      set(name "${suite_name}/${parameter}")
+      set(lone_name "${name}")
     else()
-      set(group "${suite_name}.${test}")
+      set(key "${suite_name}")
+      set(name "${suite_name}")
+      set(lone_name "${suite_name}.${test}")
     endif()
-    string(MAKE_C_IDENTIFIER "${group}" id)
+    string(MAKE_C_IDENTIFIER "${key}" id)
     if(NOT DEFINED members_${id})
-      list(APPEND groups "${group}")
+      list(APPEND groups "${id}")
+      set(name_${id} "${name}")
+      set(lone_name_${id} "${lone_name}")
       set(members_${id} "${suite}.${test}")
     else()
       string(APPEND members_${id} ":${suite}.${test}")
@@ -36,11 +45,13 @@ foreach(line IN LISTS lines)
 endforeach()
 
 set(script "")
-foreach(group IN LISTS groups)
-  string(MAKE_C_IDENTIFIER "${group}" id)
-  # A test that skips is reported skipped; a group is not, when only some of its members skip.
+foreach(id IN LISTS groups)
+  set(group "${name_${id}}")
+  # A lone test keeps its own name, and is reported skipped when it skips; a group is not, when
+  # only some of its members skip.
   set(skip "")
   if(NOT members_${id} MATCHES ":")
+    set(group "${lone_name_${id}}")
     set(skip " SKIP_REGULAR_EXPRESSION [=[\\[  SKIPPED \\]]=]")
   endif()
   string(APPEND script "add_test([=[${group}]=] [=[${TEST_EXECUTABLE}]=] [=[--gtest_filter=${members_${id}}]=])\n"

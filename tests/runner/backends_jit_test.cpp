@@ -211,8 +211,8 @@ TEST_P(FusedBackends, RunsWithoutPrintingToStderr) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StaticAndDynamic, FusedBackends,
-                         testing::Values(&make_torchscript_cpu_fused,
-                                         &make_torchscript_cpu_fused_dynamic));
+                         testing::Values(&make_torchscript_cpu_fused, &make_torchscript_cpu_fused_dynamic),
+                         [](const auto& info) { return info.param()->name(); });  // a CTest name that reads
 
 TEST(TorchScriptCpu, PlainBackendDoesNotFuse) {
   Output out =

@@ -10,6 +10,7 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -166,33 +167,50 @@ Repro parse_command(const std::string& command) {
   return r;
 }
 
+// What a deviation's check reads of a sample run on the kernel.
+struct SampleRun {
+  bool valid;
+  std::vector<std::string> deviations;  // the sample hits these
+  CallOutcome::Kind kind;
+
+  bool departs_from_contract() const {
+    return valid ? kind != CallOutcome::Accepted : kind == CallOutcome::Accepted || kind == CallOutcome::Crashed;
+  }
+};
+
+std::vector<SampleRun> run_command(const Spec& spec, const Repro& r) {
+  auto samples = generate(spec, Config::parse(r.config), r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
+  auto outcomes = execute_isolated(samples);
+  std::vector<SampleRun> runs;
+  for (size_t i = 0; i < samples.size(); ++i) runs.push_back({samples[i].valid, samples[i].deviations, outcomes[i].kind});
+  return runs;
+}
+
 // Each deviation's command reproduces it: under the contract some samples hit it, and the
 // kernel departs from the contract on them (refuses or crashes on a valid one, accepts or
 // crashes on an invalid one).
 TEST(Deviations, EachCommandReproducesItsDeviation) {
   at::set_num_threads(1);
   size_t deviations = 0;
+  std::map<std::string, std::vector<SampleRun>> runs;  // by command: a third of the deviations share theirs
   for (const auto& spec : spec_db())
     for (const auto& d : spec.deviations()) {
       ++deviations;
-      Repro r = parse_command(d.deviation->command);
-      ASSERT_EQ(r.op, spec.op()) << d.deviation->command;
-      Config cfg = Config::parse(r.config);
-      ASSERT_TRUE(cfg.contract) << d.deviation->command << " does not ask for the contract";
-      auto samples = generate(spec, cfg, r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
-      auto outcomes = execute_isolated(samples);
+      const std::string& command = d.deviation->command;
+      Repro r = parse_command(command);
+      ASSERT_EQ(r.op, spec.op()) << command;
+      ASSERT_TRUE(Config::parse(r.config).contract) << command << " does not ask for the contract";
+      auto [it, first] = runs.try_emplace(command);
+      if (first) it->second = run_command(spec, r);
       size_t hits = 0, departures = 0;
-      for (size_t i = 0; i < samples.size(); ++i) {
-        const auto& ids = samples[i].deviations;
-        if (std::find(ids.begin(), ids.end(), d.deviation->id) == ids.end()) continue;
+      for (const SampleRun& x : it->second) {
+        if (std::find(x.deviations.begin(), x.deviations.end(), d.deviation->id) == x.deviations.end()) continue;
         ++hits;
-        auto kind = outcomes[i].kind;
-        departures += samples[i].valid ? kind != CallOutcome::Accepted
-                                       : kind == CallOutcome::Accepted || kind == CallOutcome::Crashed;
+        departures += x.departs_from_contract();
       }
       std::printf("%s: %zu of %zu samples hit it, %zu of them depart from the contract\n", d.deviation->id.c_str(),
-                  hits, samples.size(), departures);
-      EXPECT_GT(departures, 0u) << d.deviation->id << ": " << d.deviation->command;
+                  hits, it->second.size(), departures);
+      EXPECT_GT(departures, 0u) << d.deviation->id << ": " << command;
     }
   EXPECT_GE(deviations, 6u);
 }
