@@ -583,13 +583,17 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
   return true;
 }
 
-std::string DeadEnd::describe(const Spec& spec) const {
-  std::string s = spec.op() + (arg >= 0 ? ": argument '" + spec.args()[arg].name + "', attribute " +
-                                             std::string(name(attribute)) : ": the joint constraints");
+std::string DeadEnd::describe(const Spec& spec) const { return spec.op() + ": " + cause(spec); }
+
+std::string DeadEnd::cause(const Spec& spec) const {
+  std::string s = arg >= 0 ? "argument '" + spec.args()[arg].name + "', attribute " + std::string(name(attribute))
+                           : "the joint constraints";
   if (element >= 0) s += " [element " + std::to_string(element) + "]";
   s += ": no value satisfies";
+  auto labels = constraints;  // in a fixed order: one cause, whichever constraint came first
+  std::sort(labels.begin(), labels.end());
   const char* sep = " ";
-  for (const auto& c : constraints) s += sep + c, sep = ", ";
+  for (const auto& c : labels) s += sep + c, sep = ", ";
   if (constraints.empty()) s += " the limits of the configuration";
   return s;
 }

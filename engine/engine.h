@@ -28,7 +28,8 @@ struct DeadEnd {
   Attribute attribute = Attribute::Value;
   int64_t element = -1;
   std::vector<std::string> constraints;  // labels of the constraints applied
-  std::string describe(const Spec& spec) const;
+  std::string cause(const Spec& spec) const;     // "argument 'dim', attribute Value: no value satisfies ..."
+  std::string describe(const Spec& spec) const;  // the op, then its cause
 };
 
 // Narrows `s` by one constraint's condition `suffix op` (negated: by its complement). What the

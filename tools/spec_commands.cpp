@@ -2,10 +2,13 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "engine/config.h"
 #include "generators/diversity.h"
@@ -62,6 +65,23 @@ void observe(const Sample& s, OpSummary& sum) {
     for (const auto& t : m.tensors)
       if (!m.none && !t.none) sum.dtypes.insert(std::string(name(t.dtype))), sum.ranks.insert(t.shape.size());
   sum.diversity.observe(s);
+}
+
+// After the summary table: where each op's dead ends happened, the most frequent causes first.
+void print_dead_end_causes(const std::vector<std::pair<std::string, GenerationStats>>& ops, std::ostream& out) {
+  constexpr size_t kShown = 5;
+  const char* heading = "\ndead-ends by cause:\n";
+  for (const auto& [op, stats] : ops) {
+    if (stats.dead_ends == 0) continue;
+    out << std::exchange(heading, "") << "  " << op << " (" << stats.dead_ends << ")\n";
+    std::vector<std::pair<uint64_t, std::string>> causes;
+    for (const auto& [cause, n] : stats.dead_end_causes) causes.emplace_back(n, cause);
+    std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < std::min(causes.size(), kShown); ++i)
+      out << "    " << std::setw(8) << causes[i].first << "  " << causes[i].second << "\n";
+    if (size_t more = causes.size() - std::min(causes.size(), kShown))
+      out << "    and " << more << " more cause" << (more == 1 ? "" : "s") << "\n";
+  }
 }
 
 std::string row(const char* format, auto... values) {
@@ -144,6 +164,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
   std::optional<YamlSuiteWriter> yaml;
   if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid});
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
+  std::vector<std::pair<std::string, GenerationStats>> stats;
   for (const Spec* spec : specs) {
     OpSummary sum;
     ArgumentTupleGenerator gen(*spec, cfg, o.seed, o.invalid ? Validity::Invalid : Validity::Valid, o.with_out);
@@ -157,6 +178,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     }
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sum.stats = gen.stats();
+    stats.emplace_back(spec->op(), sum.stats);
     if (summary)
       out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %8llu %9llu %10.0f\n", spec->op().c_str(),
                  static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
@@ -167,6 +189,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
                  static_cast<unsigned long long>(sum.stats.solver_calls),
                  (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
   }
+  if (summary) print_dead_end_causes(stats, out);
   if (yaml) yaml->finish();
   return 0;
 }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "specs/db/db.h"
@@ -68,6 +70,29 @@ TEST_F(Tools, IndexRegeneratesOneSample) {
                         "--format", "jsonl"}).out);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0], all[7]);
+}
+
+// The summary says where the dead ends of sampled joint constraints happened: its causes, each
+// with its count, add up to the dead-ends column; without dead ends, no such section.
+TEST_F(Tools, SummaryCountsDeadEndsByCause) {
+  auto sampled = lines(cli({"generate", "glu.default", "--config", "sampling", "--max", "100"}).out);
+  ASSERT_GE(sampled.size(), 2u);
+  std::istringstream row(sampled[1]);
+  std::vector<std::string> cells{std::istream_iterator<std::string>(row), {}};
+  ASSERT_EQ(cells.size(), 12u) << sampled[1];
+  uint64_t dead_ends = std::stoull(cells[8]);
+  ASSERT_GT(dead_ends, 0u) << "glu's even size along dim is met by chance when sampled";
+  auto heading = std::find(sampled.begin(), sampled.end(), "dead-ends by cause:");
+  ASSERT_NE(heading, sampled.end());
+  ASSERT_EQ(*std::next(heading), "  glu.default (" + std::to_string(dead_ends) + ")");
+  uint64_t counted = 0;
+  for (auto line = std::next(heading, 2); line != sampled.end(); ++line) {
+    EXPECT_NE(line->find(": no value satisfies"), std::string::npos) << *line;
+    counted += std::stoull(*line);
+  }
+  EXPECT_EQ(counted, dead_ends);
+  auto solved = cli({"generate", "add.Tensor", "--max", "100"}).out;
+  EXPECT_EQ(solved.find("dead-ends by cause"), std::string::npos) << solved;
 }
 
 TEST_F(Tools, SweepOverJobsEqualsOneProcess) {
