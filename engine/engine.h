@@ -30,6 +30,7 @@ struct DeadEnd {
   std::vector<std::string> constraints;  // labels of the constraints applied
   std::string cause(const Spec& spec) const;     // "argument 'dim', attribute Value: no value satisfies ..."
   std::string describe(const Spec& spec) const;  // the op, then its cause
+  auto operator<=>(const DeadEnd&) const = default;
 };
 
 // Narrows `s` by one constraint's condition `suffix op` (negated: by its complement). What the

@@ -240,7 +240,7 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     stats_.solver_calls = engine_.joint().oracle_calls();
     if (solved) break;
     ++stats_.dead_ends;
-    ++stats_.dead_end_causes[engine_.dead_end().cause(spec_)];
+    ++stats_.dead_end_causes[engine_.dead_end()];
     if (i + 1 < retries) continue;
     if (task.valid() && !sampling) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
     return false;

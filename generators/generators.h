@@ -60,7 +60,8 @@ struct GenerationStats {
   uint64_t samples = 0;
   uint64_t attempts = 0;      // solves begun, for redrawn candidates too
   uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
-  std::map<std::string, uint64_t> dead_end_causes;  // the dead ends by cause (DeadEnd::cause)
+  std::map<DeadEnd, uint64_t> dead_end_causes;  // the dead ends by where they happened: counted
+                                                // without text, which only the summary needs
   uint64_t skipped_tasks = 0; // tasks given up: an invalid one's constraint could not be violated,
                               // or a valid one's joint constraints did not hold when sampled
   uint64_t rounds = 0;        // completed passes over the task plan

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -68,14 +69,16 @@ void observe(const Sample& s, OpSummary& sum) {
 }
 
 // After the summary table: where each op's dead ends happened, the most frequent causes first.
-void print_dead_end_causes(const std::vector<std::pair<std::string, GenerationStats>>& ops, std::ostream& out) {
+void print_dead_end_causes(const std::vector<std::pair<const Spec*, GenerationStats>>& ops, std::ostream& out) {
   constexpr size_t kShown = 5;
   const char* heading = "\ndead-ends by cause:\n";
-  for (const auto& [op, stats] : ops) {
+  for (const auto& [spec, stats] : ops) {
     if (stats.dead_ends == 0) continue;
-    out << std::exchange(heading, "") << "  " << op << " (" << stats.dead_ends << ")\n";
+    out << std::exchange(heading, "") << "  " << spec->op() << " (" << stats.dead_ends << ")\n";
+    std::map<std::string, uint64_t> by_cause;  // dead ends that differ in their labels' order read alike
+    for (const auto& [dead_end, n] : stats.dead_end_causes) by_cause[dead_end.cause(*spec)] += n;
     std::vector<std::pair<uint64_t, std::string>> causes;
-    for (const auto& [cause, n] : stats.dead_end_causes) causes.emplace_back(n, cause);
+    for (const auto& [cause, n] : by_cause) causes.emplace_back(n, cause);
     std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (size_t i = 0; i < std::min(causes.size(), kShown); ++i)
       out << "    " << std::setw(8) << causes[i].first << "  " << causes[i].second << "\n";
@@ -164,7 +167,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
   std::optional<YamlSuiteWriter> yaml;
   if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid});
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
-  std::vector<std::pair<std::string, GenerationStats>> stats;
+  std::vector<std::pair<const Spec*, GenerationStats>> stats;  // for the summary
   for (const Spec* spec : specs) {
     OpSummary sum;
     ArgumentTupleGenerator gen(*spec, cfg, o.seed, o.invalid ? Validity::Invalid : Validity::Valid, o.with_out);
@@ -178,16 +181,16 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     }
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sum.stats = gen.stats();
-    stats.emplace_back(spec->op(), sum.stats);
-    if (summary)
-      out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %8llu %9llu %10.0f\n", spec->op().c_str(),
-                 static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
-                 static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
-                 sum.diversity.single(), sum.diversity.pairs(),
-                 static_cast<unsigned long long>(sum.stats.dead_ends),
-                 static_cast<unsigned long long>(sum.stats.redrawn),
-                 static_cast<unsigned long long>(sum.stats.solver_calls),
-                 (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
+    if (!summary) continue;
+    stats.emplace_back(spec, sum.stats);
+    out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %8llu %9llu %10.0f\n", spec->op().c_str(),
+               static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
+               static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
+               sum.diversity.single(), sum.diversity.pairs(),
+               static_cast<unsigned long long>(sum.stats.dead_ends),
+               static_cast<unsigned long long>(sum.stats.redrawn),
+               static_cast<unsigned long long>(sum.stats.solver_calls),
+               (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
   }
   if (summary) print_dead_end_causes(stats, out);
   if (yaml) yaml->finish();

@@ -178,8 +178,8 @@ struct SampleRun {
   }
 };
 
-std::vector<SampleRun> run_command(const Spec& spec, const Repro& r) {
-  auto samples = generate(spec, Config::parse(r.config), r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
+std::vector<SampleRun> run_command(const Spec& spec, const Config& cfg, const Repro& r) {
+  auto samples = generate(spec, cfg, r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
   auto outcomes = execute_isolated(samples);
   std::vector<SampleRun> runs;
   for (size_t i = 0; i < samples.size(); ++i) runs.push_back({samples[i].valid, samples[i].deviations, outcomes[i].kind});
@@ -199,9 +199,10 @@ TEST(Deviations, EachCommandReproducesItsDeviation) {
       const std::string& command = d.deviation->command;
       Repro r = parse_command(command);
       ASSERT_EQ(r.op, spec.op()) << command;
-      ASSERT_TRUE(Config::parse(r.config).contract) << command << " does not ask for the contract";
+      Config cfg = Config::parse(r.config);
+      ASSERT_TRUE(cfg.contract) << command << " does not ask for the contract";
       auto [it, first] = runs.try_emplace(command);
-      if (first) it->second = run_command(spec, r);
+      if (first) it->second = run_command(spec, cfg, r);
       size_t hits = 0, departures = 0;
       for (const SampleRun& x : it->second) {
         if (std::find(x.deviations.begin(), x.deviations.end(), d.deviation->id) == x.deviations.end()) continue;
