@@ -7,13 +7,16 @@ namespace {
 using namespace dsl;
 using db::param_length;
 
+constexpr int64_t kMaxWeightSize = 9;
+constexpr int64_t kMaxGroups = 8;
+
 // weight (out, C / groups, kernel...): out in whole groups, each dilated kernel dim within the
 // padded input; sizes 0 to 9.
 GenSets weight_size(const Ctx& c) {
   GenSets g;
   const int64_t groups = c.as_int("groups"), d = c.dim();
   auto split = [&](auto&& valid) {
-    for (int64_t v = 0; v <= 9; ++v) (valid(v) ? g.valid : g.invalid).push_back(Value(v));
+    for (int64_t v = 0; v <= kMaxWeightSize; ++v) (valid(v) ? g.valid : g.invalid).push_back(Value(v));
   };
   if (d == 0) split([&](int64_t v) { return v > 0 && v % groups == 0; });
   else if (d == 1) split([&](int64_t v) { return v == c.size("input", 1) / groups; });
@@ -23,17 +26,16 @@ GenSets weight_size(const Ctx& c) {
   });
   return g;
 }
-}  // namespace
 
-Spec hand_written_convolution() {
+// The baseline's arguments; `weight` and `groups` as the caller ties them to the others.
+Spec convolution_baseline(ArgSpec weight, ArgSpec groups) {
   using S = c10::ScalarType;
   auto input_dtype = [](const Ctx& c) { return c.dtype("input"); };
   return Spec("convolution.default")
       .in(Tensor("input").dtype(Scope(In(std::vector{S::Float, S::Double}))).rank(Be(3, 5)))
-      .in(Tensor("weight").deps("input", "stride", "padding", "dilation", "groups")
+      .in(std::move(weight.deps("input", "stride", "padding", "dilation", "groups")
             .dtype(Eq("input.dtype", input_dtype))
-            .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))
-            .size(Gen("weight shape", weight_size)))
+            .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))))
       .in(TensorOpt("bias").deps("input", "weight")
             .dtype(Scope(Eq("input.dtype", input_dtype)))
             .rank(Eq(1))
@@ -43,9 +45,27 @@ Spec hand_written_convolution() {
       .in(LengthList("dilation").deps("input").length(param_length("input")).value(Ge(1)))
       .in(Bool("transposed").value(Scope(Eq(false))))
       .in(LengthList("output_padding").deps("input").length(param_length("input")).value(Ge(0)))
-      .in(Int("groups").deps("input")
-            .value(Ge(1))
-            .value(In("divides input channels", [](const Ctx& c) { return divisors(c.size("input", 1), 8); })));
+      .in(std::move(groups.deps("input").value(Ge(1))));
+}
+}  // namespace
+
+Spec hand_written_convolution() {
+  return convolution_baseline(std::move(Tensor("weight").size(Gen("weight shape", weight_size))),
+                              std::move(Int("groups").value(In("divides input channels", [](const Ctx& c) {
+                                return divisors(c.size("input", 1), kMaxGroups);
+                              }))));
+}
+
+Spec hand_written_convolution_as_joint() {
+  Spec spec = convolution_baseline(std::move(Tensor("weight").size(Le(kMaxWeightSize))),
+                                   std::move(Int("groups").value(Le(kMaxGroups))));
+  return spec.joint("groups divides input.size(1)", size("input", 1) % value("groups") == 0 && value("groups") <= size("input", 1))
+      .joint("weight.size(0) > 0 in whole groups", size("weight", 0) % value("groups") == 0 && size("weight", 0) > 0)
+      .joint("weight.size(1) == input.size(1) / groups", size("weight", 1) * value("groups") == size("input", 1))
+      .joint("each kernel dim >= 1 and its dilated extent fits the padded input", all(dims("input", 2), [](int64_t d) {
+        return size("weight", d) >= 1 &&
+               param("dilation", d - 2) * (size("weight", d) - 1) + 1 <= size("input", d) + 2 * param("padding", d - 2);
+      }));
 }
 
 }  // namespace opsfuzz

@@ -10,5 +10,8 @@ namespace opsfuzz {
 // among the divisors of input's channels), float and double inputs, never transposed. Joint
 // specs are held to its rate.
 Spec hand_written_convolution();
+// The same contract, its ties (groups, weight's sizes) stated as joint constraints: the cost of
+// the joint machinery is the difference in rate between the two, on the same rules.
+Spec hand_written_convolution_as_joint();
 
 }  // namespace opsfuzz

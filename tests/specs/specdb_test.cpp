@@ -4,6 +4,7 @@
 #include "bench/hand_written.h"
 #include "engine/engine.h"
 #include "engine/joint.h"
+#include "generators/classify.h"
 #include "generators/execute.h"
 #include "specs/db/db.h"
 
@@ -101,6 +102,22 @@ INSTANTIATE_TEST_SUITE_P(Ops, SpecDB, ::testing::Combine(::testing::ValuesIn(all
 TEST(Baselines, HandWrittenConvolutionSamplesAreAccepted) {
   at::set_num_threads(1);
   expect_valid_samples_accepted(hand_written_convolution(), Config{});
+}
+
+TEST(Baselines, HandWrittenConvolutionAsJointSamplesAreAccepted) {
+  at::set_num_threads(1);
+  expect_valid_samples_accepted(hand_written_convolution_as_joint(), Config{});
+}
+
+// The two baselines differ in how their rules are stated, not in what they allow: each one's
+// samples keep every rule of the other.
+TEST(Baselines, HandWrittenConvolutionAsJointStatesTheSameContract) {
+  const Spec per_variable = hand_written_convolution(), joint = hand_written_convolution_as_joint();
+  for (const auto& [from, other] : {std::pair{&per_variable, &joint}, std::pair{&joint, &per_variable}})
+    for (const Sample& s : generate(*from, Config{}, Validity::Valid)) {
+      const Classification c = classify(*other, in_spec_order(*other, s));
+      EXPECT_TRUE(c.valid()) << s.op << " #" << s.index << " breaks " << (c.broken.empty() ? "" : c.broken[0]);
+    }
 }
 
 // ---- Labels -------------------------------------------------------------------------------
