@@ -516,7 +516,7 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
     for (auto& [keeps, deviation] : avoided(A::Value, entry_, count, nullptr))
       t.value_deviations.push_back({std::move(keeps), deviation->id});
   if (negated_ && !negated_before && std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
-    dead_end_ = DeadEnd{arg_, A::Value, entry_, {"cannot violate a value rule with no elements"}};
+    dead_end_ = DeadEnd{arg_, A::Value, entry_, {"a value rule, on a tensor with no elements"}, true};
     return false;
   }
   ValueProfile configured[3];
@@ -577,7 +577,7 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
   if (!ok) return false;
   if (req.negate >= 0 && !negated_) {  // the constraint could not be violated on this path
     const auto& c = argspec_->constraints[req.negate];
-    dead_end_ = DeadEnd{arg, c.attribute, -1, {"cannot violate " + c.label}};
+    dead_end_ = DeadEnd{arg, c.attribute, -1, {c.label}, true};
     return false;
   }
   return true;
@@ -589,7 +589,7 @@ std::string DeadEnd::cause(const Spec& spec) const {
   std::string s = arg >= 0 ? "argument '" + spec.args()[arg].name + "', attribute " + std::string(name(attribute))
                            : "the joint constraints";
   if (element >= 0) s += " [element " + std::to_string(element) + "]";
-  s += ": no value satisfies";
+  s += violating ? ": no value violates" : ": no value satisfies";
   auto labels = constraints;  // in a fixed order: one cause, whichever constraint came first
   std::sort(labels.begin(), labels.end());
   const char* sep = " ";
@@ -652,7 +652,7 @@ bool MetaArgTupleEngine::solve(const Task& task, int variant, Rng& rng, const Ma
   }
   if (joint_.active())
     if (auto broken = joint_.broken()) {  // sampling without look-ahead missed it
-      dead_end_ = DeadEnd{-1, Attribute::Value, -1, {(task.joint >= 0 ? "cannot violate " : "") + *broken}};
+      dead_end_ = DeadEnd{-1, Attribute::Value, -1, {*broken}, task.joint >= 0};
       return false;
     }
   const Deviation* unchecked = nullptr;  // a rule the kernel does not check, broken

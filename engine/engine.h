@@ -28,7 +28,9 @@ struct DeadEnd {
   Attribute attribute = Attribute::Value;
   int64_t element = -1;
   std::vector<std::string> constraints;  // labels of the constraints applied
-  std::string cause(const Spec& spec) const;     // "argument 'dim', attribute Value: no value satisfies ..."
+  bool violating = false;  // an invalid tuple's: no value breaks `constraints` (the one to violate)
+  // "argument 'dim', attribute Value: no value satisfies ..." (violating: "... no value violates ...")
+  std::string cause(const Spec& spec) const;
   std::string describe(const Spec& spec) const;  // the op, then its cause
   auto operator<=>(const DeadEnd&) const = default;
 };

@@ -312,6 +312,21 @@ TEST(MetaArgTupleEngine, UnsatisfiableSpaceNamesOpArgumentAndConstraints) {
   EXPECT_NE(why.find("self.rank <= 2"), std::string::npos) << why;
 }
 
+// An invalid tuple that cannot break its constraint says so: no value violates it.
+TEST(MetaArgTupleEngine, UnviolatableConstraintNamesTheConstraintToViolate) {
+  Spec s("t.empty");
+  s.in(Tensor("self").rank(Eq(1)).size(Eq(0)).value(Ge(0)));
+  Config cfg = Config::parse("empty");  // sizes may be 0
+  MetaArgTupleEngine engine(s, cfg);
+  auto tasks = engine.invalid_tasks();
+  auto value = std::find_if(tasks.begin(), tasks.end(), [](const Task& t) { return t.attribute == Attribute::Value; });
+  ASSERT_NE(value, tasks.end());
+  MetaTuple t;
+  Rng rng(0);
+  EXPECT_FALSE(engine.solve(*value, 0, rng, nullptr, t));
+  EXPECT_EQ(engine.dead_end().cause(s), "argument 'self', attribute Value: no value violates a value rule, on a tensor with no elements");
+}
+
 TEST(MetaArgTupleEngine, ScopeConstraintsAreNeverNegated) {
   Spec s("t.scope");
   s.in(Bool("flag").value(Scope(Eq(false))));
