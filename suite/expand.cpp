@@ -48,8 +48,11 @@ class Expander {
                                                          const std::string& path);
   void expand_case(const Template& t, const YamlValue* c, const std::string& path,
                    std::vector<Assignment>& out);
-  // Replaces var nodes in v by their values (a dim symbol by its integer).
-  YamlValue substitute(const YamlValue& v, const Assignment& env, const std::string& path);
+  // Replaces var nodes in v by their values (a dim symbol by its integer). In a test's values
+  // (in, kwargs) opdiff takes a var node only as a ref's target.
+  YamlValue substitute(const YamlValue& v, const Assignment& env, const std::string& path, bool values = false);
+  bool var_name(const YamlValue& key, const std::string& path);
+  void check_path(const YamlValue& op, const std::string& path);
   // The raw test with its op replaced and vars substituted in in/kwargs.
   YamlValue concrete_test(const YamlValue& raw, YamlValue op, const Assignment& env);
   // Parses a concrete test and adds it to the suite; its index, or nullopt if invalid.
@@ -72,6 +75,8 @@ class Expander {
 Suite Expander::run() {
   parser_.check_presets();
   for (size_t k = 0; k < doc_.tests.size(); ++k) expand(doc_.tests[k], k);
+  parser_.set_test("");
+  parser_.report_opdiff_refusals();
   for (const auto& d : diagnostics_.warnings()) suite_.warnings.push_back(d.str());
   return std::move(suite_);
 }
@@ -84,6 +89,7 @@ void Expander::expand(const RawTest& raw, size_t position) {
     parser_.error(test, path_, "a test must be a mapping");
     return;
   }
+  parser_.optional_string(test, "id", path_);
   const YamlValue* test_type = test.find("type");
   if (test.find("a") || test.find("b") || (test_type && python_str(*test_type) == "pair"))
     return expand_explicit_pair(raw, position);
@@ -155,6 +161,9 @@ bool looks_like_node(const YamlValue& v) {
 // mapping, and a quoted dim name as the dim, as the suites' original framework takes them; both
 // with a warning.
 void Expander::check_var_value(const YamlValue& v, const std::string& path) {
+  if (const YamlValue* key = non_string_key(v))  // opdiff reads var values as JSON
+    parser_.error(*key, path,
+                  "a value's mapping keys must be strings, got " + python_repr(*key) + " (opdiff refuses it)");
   if (looks_like_node(v))
     parser_.warning(v, path, "a var value is a plain value: this node is passed as a literal mapping");
   if (auto dim = doc_.dims.find(v.s); v.is_string() && v.quoted && dim != doc_.dims.end())
@@ -165,15 +174,21 @@ std::optional<Template> Expander::parse_template(const YamlValue& op, const std:
   // No vars (absent, null or {}) is a template of one test per case, or of one test.
   static const YamlValue kNoVars = YamlValue::map({});
   const YamlValue* vars = op.find("vars");
-  if (!vars || vars->is_null()) vars = &kNoVars;
+  if (!vars) vars = &kNoVars;
   if (!vars->is_map()) {
-    parser_.error(*vars, path + ".vars", "vars must be a mapping of var names to lists of values");
+    parser_.error(*vars, path + ".vars",
+                  "vars must be a mapping of var names to lists of values" +
+                      std::string(vars->is_null() ? " (leave it out for none)" : ""));
     return std::nullopt;
   }
   Template t;
   bool ok = true;
   for (const auto& [key, values] : vars->entries) {
     std::string name = python_str(key), p = path + ".vars." + name;
+    if (!var_name(key, path + ".vars")) {
+      ok = false;
+      continue;
+    }
     if (!values.is_list() || values.items.empty()) {
       parser_.error(values, p, "var '" + name + "' must be a non-empty list of values");
       ok = false;
@@ -190,15 +205,22 @@ std::optional<Template> Expander::parse_template(const YamlValue& op, const std:
   return t;
 }
 
+// A var name, in vars or a case: a string with more than spaces, as opdiff requires.
+bool Expander::var_name(const YamlValue& key, const std::string& path) {
+  if (key.is_string() && key.s.find_first_not_of(" \t\n\r\f\v") != std::string::npos) return true;
+  parser_.error(key, path, "var names must be non-empty strings, got " + python_repr(key) + " (opdiff refuses it)");
+  return false;
+}
+
 // The template's cases (one empty case when there are none); nullopt if they are invalid.
 std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template& t,
                                                                  const YamlValue* cases,
                                                                  const std::string& path) {
-  // No cases (absent, null or []) is one empty case: the Cartesian product of the vars.
-  if (!cases || cases->is_null() || (cases->is_list() && cases->items.empty()))
-    return std::vector<const YamlValue*>{nullptr};
+  // No cases (absent or []) is one empty case: the Cartesian product of the vars.
+  if (!cases || (cases->is_list() && cases->items.empty())) return std::vector<const YamlValue*>{nullptr};
   if (!cases->is_list()) {
-    parser_.error(*cases, path + ".cases", "cases must be a list of mappings");
+    parser_.error(*cases, path + ".cases",
+                  "cases must be a list of mappings" + std::string(cases->is_null() ? " (leave it out for none)" : ""));
     return std::nullopt;
   }
   Keys declared;
@@ -208,13 +230,17 @@ std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template&
   for (size_t k = 0; k < cases->items.size(); ++k) {
     const YamlValue& c = cases->items[k];
     std::string p = path + ".cases[" + std::to_string(k) + "]";
-    if (!c.is_map()) {
-      parser_.error(c, p, "a case must be a mapping of var names to values");
+    if (!c.is_map() || c.entries.empty()) {  // opdiff refuses an empty case too
+      parser_.error(c, p, "a case must be a non-empty mapping of var names to values");
       ok = false;
       continue;
     }
     for (const auto& [key, value] : c.entries) {
       std::string name = python_str(key);
+      if (!var_name(key, p)) {
+        ok = false;
+        continue;
+      }
       check_var_value(value, p + "." + name);
       if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
       parser_.error(key, p,
@@ -268,11 +294,11 @@ std::vector<Assignment> Expander::assignments(const Template& t, const YamlValue
   return out;
 }
 
-YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const std::string& path) {
+YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const std::string& path, bool values) {
   if (v.is_list()) {
     YamlValue out = v;
     for (size_t k = 0; k < v.items.size(); ++k)
-      out.items[k] = substitute(v.items[k], env, path + "[" + std::to_string(k) + "]");
+      out.items[k] = substitute(v.items[k], env, path + "[" + std::to_string(k) + "]", values);
     return out;
   }
   if (!v.is_map()) return v;
@@ -283,9 +309,12 @@ YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const 
     YamlValue out = v;
     for (auto& [key, value] : out.entries)
       if (python_str(key) != "shape")  // vars are not allowed there: left for the parser to report
-        value = substitute(value, env, path + "." + python_str(key));
+        value = substitute(value, env, path + "." + python_str(key), values && python_str(key) != "ref");
     return out;
   }
+  if (values)
+    parser_.opdiff_refuses(v, path, "a template variable in a test's in or kwargs other than a ref's target",
+                           "substitutes it, as the format says");
   const YamlValue* name = v.find(type ? "name" : "var");
   if (type) parser_.check_keys(v, {"type", "name"}, path);
   if (!name || !name->is_string() || name->s.empty()) {
@@ -320,11 +349,20 @@ YamlValue Expander::concrete_test(const YamlValue& raw, YamlValue op, const Assi
     if (k == "op")
       test.entries.emplace_back(key, op);
     else if (k == "in" || k == "kwargs")
-      test.entries.emplace_back(key, substitute(value, env, path_ + "." + k));
+      test.entries.emplace_back(key, substitute(value, env, path_ + "." + k, true));
     else if (k != "id")
       test.entries.emplace_back(key, value);
   }
   return test;
+}
+
+// A template's (or compare side's) path with a var node in it: the format substitutes it, opdiff
+// refuses anything but a string there.
+void Expander::check_path(const YamlValue& op, const std::string& path) {
+  const YamlValue* p = op.find("path");
+  if (p && is_var_node(*p))
+    parser_.opdiff_refuses(*p, path + ".path", "a template variable as a module path",
+                           "substitutes it, as the format says");
 }
 
 void Expander::expand_module_template(const RawTest& raw, const YamlValue& op) {
@@ -333,6 +371,7 @@ void Expander::expand_module_template(const RawTest& raw, const YamlValue& op) {
   auto t = parse_template(op, path);
   if (!op.find("path")) parser_.error(op, path, "missing required key 'path'");
   if (!t || !op.find("path")) return;
+  check_path(op, path);
   const YamlValue* id = raw.node->find("id");
   std::string base = id && !python_str(*id).empty() ? python_str(*id) : "template";
   for (const auto& env : t->assignments) {
@@ -349,13 +388,20 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
   parser_.check_keys(op, {"type", "vars", "cases", "common", "a", "b"}, path);
   auto t = parse_template(op, path);
   const YamlValue* common = op.find("common");
-  if (common && !common->is_null()) {
-    if (common->is_map())
-      parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
-    else
-      parser_.error(*common, path + ".common", "common must be a mapping with args and kwargs");
-  }
   bool sides_ok = true;
+  if (common && common->is_map()) {
+    parser_.check_keys(*common, {"args", "kwargs"}, path + ".common");
+    const YamlValue* kwargs = common->find("kwargs");  // null is none, as opdiff reads it
+    if (kwargs && !kwargs->is_null() && !kwargs->is_map()) {
+      parser_.error(*kwargs, path + ".common.kwargs", "common.kwargs must be a mapping");
+      sides_ok = false;
+    }
+  } else if (common) {
+    parser_.error(*common, path + ".common",
+                  "common must be a mapping with args and kwargs" +
+                      std::string(common->is_null() ? " (leave it out for none)" : ""));
+    sides_ok = false;
+  }
   for (const char* side : {"a", "b"}) {
     const YamlValue* s = op.find(side);
     std::string p = path + "." + side;
@@ -380,6 +426,13 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
     if (!s->find("path")) {
       parser_.error(*s, p, "missing required key 'path'");
       sides_ok = false;
+    } else {
+      check_path(*s, p);
+    }
+    const YamlValue* kwargs = s->find("kwargs");  // null is none, as opdiff reads it
+    if (kwargs && !kwargs->is_null() && !kwargs->is_map()) {
+      parser_.error(*kwargs, p + ".kwargs", "kwargs must be a mapping");
+      sides_ok = false;
     }
   }
   if (!t || !sides_ok) return;
@@ -397,9 +450,11 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
       YamlValue module = YamlValue::map(s.pos);
       module.set("type", YamlValue::string("module", false, s.pos));
       module.set("path", substitute(*s.find("path"), env, p + ".path"));
+      // A null args is none given: a side's falls back to common.args, common's to no args.
       const YamlValue* common_args = common && common->is_map() ? common->find("args") : nullptr;
-      if (const YamlValue* args = s.find("args") ? s.find("args") : common_args)
-        module.set("args", substitute(*args, env, p + ".args"));
+      const YamlValue* side_args = s.find("args");
+      const YamlValue* args = side_args && !side_args->is_null() ? side_args : common_args;
+      if (args && !args->is_null()) module.set("args", substitute(*args, env, p + ".args"));
       YamlValue kwargs = YamlValue::map(s.pos);
       const YamlValue* common_kwargs =
           common && common->is_map() ? common->find("kwargs") : nullptr;
@@ -458,12 +513,20 @@ bool Expander::parse_inputs(const YamlValue& v, Test& t) {
     }
   }
   const YamlValue* kwargs = v.find("kwargs");
-  if (!kwargs || kwargs->is_null()) return ok;
-  if (!kwargs->is_map()) {
-    parser_.error(*kwargs, path_ + ".kwargs", "kwargs must be a mapping of names to nodes");
+  if (!kwargs) return ok;
+  if (!kwargs->is_map()) {  // opdiff refuses a null kwargs too
+    parser_.error(*kwargs, path_ + ".kwargs",
+                  "kwargs must be a mapping of names to nodes" +
+                      std::string(kwargs->is_null() ? " (leave it out for none)" : ""));
     return false;
   }
   for (const auto& [key, value] : kwargs->entries) {
+    if (!key.is_string()) {
+      parser_.error(key, path_ + ".kwargs",
+                    "kwargs names must be strings, got " + python_repr(key) + " (opdiff refuses it)");
+      ok = false;
+      continue;
+    }
     auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
     if (n)
       t.kwargs.emplace_back(python_str(key), std::move(*n));
@@ -528,18 +591,26 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v,
   t.pair = std::move(pair);
   t.pos = v.pos;
   t.directory = raw.directory;
-  if (const YamlValue* impl = v.find("impl")) t.impl = python_str(*impl);
+  bool strings = parser_.optional_string(v, "id", path_);
+  strings = parser_.optional_string(v, "impl", path_) && strings;
+  if (const YamlValue* impl = v.find("impl"); impl && !impl->is_null()) t.impl = python_str(*impl);
   if (const YamlValue* out = v.find("out")) {
     t.out = *out;
     Diagnostics unchecked;  // the format leaves `out` unvalidated: its problems are nobody's error
     NodeParser lenient(doc_, unchecked);
-    if (auto node = lenient.node(*out, path_ + ".out"); node && !unchecked.has_errors()) t.expected = std::move(node);
+    lenient.set_test(parser_.test());
+    auto node = lenient.node(*out, path_ + ".out");
+    if (node && !unchecked.has_errors()) t.expected = std::move(node);
+    // ... but opdiff reads it as a node, and refuses one it cannot read.
+    if (!out->is_null() && (unchecked.has_errors() || lenient.opdiff_refusals() > 0))
+      parser_.opdiff_refuses(*out, path_ + ".out", "an out that is not a node opdiff reads",
+                             "keeps it as written (the format leaves out unvalidated)");
   }
   bool ok = parse_op(v, t);
   bool inputs_ok = parse_inputs(v, t);
   ok = parse_device(v, t) && ok;
   ok = parse_cast(v, t, inputs_ok) && inputs_ok && ok;
-  if (!ok) return std::nullopt;
+  if (!ok || !strings) return std::nullopt;
   note_duplicate_id(t);
   suite_.tests.push_back(std::move(t));
   return suite_.tests.size() - 1;

@@ -15,10 +15,6 @@ const Keys kNodeTypes = {"ref",  "tensor", "scalar",   "scalar_tensor", "int_lis
                          "list", "tuple",  "optional", "const",         "const_tensor",
                          "var",  "module", "construct"};
 
-const std::vector<std::pair<std::string, Init>> kInits = {
-    {"normal", Init::Normal}, {"uniform", Init::Uniform}, {"randint", Init::Randint},
-    {"zeros", Init::Zeros},   {"ones", Init::Ones},       {"bernoulli", Init::Bernoulli}};
-
 std::string join(std::span<const std::string> names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -31,16 +27,22 @@ std::string join_ints(const std::vector<int64_t>& ints) {
   return out;
 }
 
-std::vector<std::string> names_of(const std::map<std::string, int64_t>& m) {
+std::vector<std::string> names_of(const std::map<std::string, Definition>& m) {
   std::vector<std::string> out;
   for (const auto& [k, v] : m) out.push_back(k);
   return out;
 }
 
-std::vector<std::string> names_of(const std::map<std::string, Definition>& m) {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : m) out.push_back(k);
-  return out;
+// The dtype a literal scalar value carries.
+c10::ScalarType literal_dtype(const YamlValue& v) {
+  return v.is_bool() ? c10::ScalarType::Bool : v.is_int() ? c10::ScalarType::Long : c10::ScalarType::Double;
+}
+
+}  // namespace
+
+std::string quoted_dim_message(const std::string& name, int64_t value) {
+  return "\"" + name + "\" is quoted, but dim symbols are written bare: read as dim " + name +
+         " = " + std::to_string(value) + " (write " + name + " unquoted)";
 }
 
 bool is_var_node(const YamlValue& v) {
@@ -49,39 +51,14 @@ bool is_var_node(const YamlValue& v) {
   return type ? type->is_string() && type->s == "var" : v.find("var") != nullptr;
 }
 
-// Which init methods make sense for a dtype (an init that cannot apply is a load-time error).
-bool init_applies(Init init, c10::ScalarType t) {
-  bool is_bool = t == c10::ScalarType::Bool;
-  bool is_complex = c10::isComplexType(t);
-  bool is_integral = c10::isIntegralType(t, false);
-  switch (init) {
-    case Init::Normal:
-    case Init::Uniform:
-      return !is_bool && !is_integral;
-    case Init::Randint:
-    case Init::Bernoulli:
-      return !is_complex;
-    default:
-      return true;
+const YamlValue* non_string_key(const YamlValue& v) {
+  for (const auto& [key, value] : v.entries) {
+    if (!key.is_string()) return &key;
+    if (const YamlValue* inner = non_string_key(value)) return inner;
   }
-}
-
-// The dtype a literal scalar value carries.
-c10::ScalarType literal_dtype(const YamlValue& v) {
-  return v.is_bool() ? c10::ScalarType::Bool : v.is_int() ? c10::ScalarType::Long : c10::ScalarType::Double;
-}
-
-// bool, int or float (complex counts as float): what kind and dtype must agree on.
-int scalar_kind_of(c10::ScalarType t) {
-  if (t == c10::ScalarType::Bool) return 0;
-  return c10::isIntegralType(t, false) ? 1 : 2;
-}
-
-}  // namespace
-
-std::string quoted_dim_message(const std::string& name, int64_t value) {
-  return "\"" + name + "\" is quoted, but dim symbols are written bare: read as dim " + name +
-         " = " + std::to_string(value) + " (write " + name + " unquoted)";
+  for (const auto& item : v.items)
+    if (const YamlValue* inner = non_string_key(item)) return inner;
+  return nullptr;
 }
 
 NodeParser::NodeParser(const Document& doc, Diagnostics& diagnostics)
@@ -100,20 +77,36 @@ void NodeParser::defer(Node& n, const YamlValue& at, const std::string& path, st
   if (n.defect.empty()) n.defect = path + ": " + message;
 }
 
-std::optional<bool> NodeParser::boolean(const YamlValue& v, const std::string& path) {
-  if (v.is_bool()) return v.b;
-  if (v.is_int() && (v.i == 0 || v.i == 1)) return v.i == 1;
-  if (v.is_string()) {
-    std::string s = v.s;
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* t : {"true", "t", "yes", "y", "on", "1"})
-      if (s == t) return true;
-    for (const char* f : {"false", "f", "no", "n", "off", "0"})
-      if (s == f) return false;
+void NodeParser::opdiff_refuses(const YamlValue& at, const std::string& path, const std::string& what,
+                                const std::string& reading) {
+  auto [it, first] = refusals_.try_emplace(what);
+  if (first) {
+    refusal_order_.push_back(what);
+    it->second.first = Diagnostic{Diagnostic::Severity::Warning, at.pos, test_, path,
+                                  what + ": opdiff refuses it when it loads the suite; ops-fuzz " + reading};
   }
-  std::string key = path.substr(path.rfind('.') + 1);
-  error(v, path, key + " must be a bool, got " + python_repr(v));
-  return std::nullopt;
+  it->second.places.insert(at.pos.str() + " " + path);
+}
+
+void NodeParser::report_opdiff_refusals() {
+  for (const auto& what : refusal_order_) {
+    Refusal& r = refusals_.at(what);
+    std::string message = r.first.message;
+    if (size_t more = r.places.size() - 1; more > 0)
+      message += " (and " + std::to_string(more) + " more in this suite)";
+    diagnostics_.warning(r.first.pos, r.first.test, r.first.path, std::move(message));
+  }
+  refusals_.clear();
+  refusal_order_.clear();
+}
+
+bool NodeParser::optional_string(const YamlValue& map, const char* key, const std::string& path) {
+  const YamlValue* v = map.find(key);
+  if (!v || v->is_null() || v->is_string()) return true;
+  error(*v, path + "." + key,
+        std::string(key) + " must be a string, got " + v->kind_name() + " " + python_repr(*v) +
+            " (opdiff refuses it; quote it)");
+  return false;
 }
 
 void NodeParser::check_keys(const YamlValue& map, const Keys& allowed, const std::string& path) {
@@ -131,41 +124,12 @@ const YamlValue* NodeParser::required(const YamlValue& map, const char* key,
   return v;
 }
 
-std::optional<double> NodeParser::number(const YamlValue& v, const std::string& path) {
-  if (v.is_number()) return v.number();
-  if (v.is_string()) {
-    if (auto dim = doc_.dims.find(v.s); dim != doc_.dims.end()) {
-      if (v.quoted) warning(v, path, quoted_dim_message(v.s, dim->second));
-      return static_cast<double>(dim->second);
-    }
-    if (auto n = parse_numeric_string(v.s)) return n->number();
-    error(v, path, "unknown dim symbol '" + v.s + "'" + did_you_mean(v.s, names_of(doc_.dims)));
-    return std::nullopt;
-  }
-  if (is_var_node(v)) {
-    error(v, path, "template variables are not allowed here");
-    return std::nullopt;
-  }
-  error(v, path, "expected a number or a dim symbol, got " + v.kind_name());
-  return std::nullopt;
-}
-
-// An integer; a float with no fractional part (2.0) counts as one, as the original framework
-// coerces it.
-std::optional<int64_t> NodeParser::integer(const YamlValue& v, const std::string& path) {
-  if (v.is_int()) return v.i;
-  auto n = number(v, path);
-  if (!n) return std::nullopt;
-  if (*n != std::trunc(*n) || std::abs(*n) > 9.0e15) {
-    error(v, path, "expected an integer, got " + python_repr(v));
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(*n);
-}
-
 std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path,
                                      bool literal_maps) {
   if (!v.is_map()) {  // a literal value, passed as written
+    if (!literal_maps)
+      opdiff_refuses(v, path, "a literal where a node is expected",
+                     "passes it as written; write {type: const, value: " + python_str(v) + "}");
     Node n;
     n.type = NodeType::Const;
     n.pos = v.pos;
@@ -192,6 +156,9 @@ std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path
               "; expected one of: " + join(kNodeTypes));
     return std::nullopt;
   }
+  if (!literal_maps && (type->s == "module" || type->s == "construct"))
+    opdiff_refuses(*type, path + ".type", "a " + type->s + " node among a test's values or a preset",
+                   "builds the object and passes it (opdiff takes these only as an op or a module's arguments)");
   return typed(type->s, v, path);
 }
 
@@ -258,162 +225,6 @@ std::optional<Node> NodeParser::preset(const std::string& name, const YamlValue&
 
 void NodeParser::check_presets() {
   for (const auto& [name, def] : doc_.presets) preset(name, *def.value, "presets." + name);
-}
-
-std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::string& path,
-                                                 bool scalar) {
-  const YamlValue* kind = v.find("kind");
-  const YamlValue* dtype = v.find("dtype");
-  std::optional<c10::ScalarType> from_kind, from_dtype;
-  if (kind) {
-    std::string k = python_str(*kind);
-    if (k == "float")
-      from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
-    else if (k == "int")
-      from_kind = c10::ScalarType::Long;
-    else if (k == "bool")
-      from_kind = c10::ScalarType::Bool;
-    else
-      error(*kind, path + ".kind",
-            "unknown kind '" + k + "'" + did_you_mean(k, Keys{"float", "int", "bool"}) +
-                "; expected float, int or bool");
-  }
-  if (dtype) {
-    std::string d = python_str(*dtype);
-    from_dtype = parse_dtype(d);
-    if (!from_dtype)
-      error(*dtype, path + ".dtype",
-            "unknown dtype '" + d + "'" + did_you_mean(d, dtype_names()) +
-                "; expected one of: " + join(dtype_names()));
-  }
-  if (kind && dtype && from_kind && from_dtype &&
-      scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype))
-    warning(v, path, "kind and dtype disagree: dtype " + python_str(*dtype) + " is used");
-  if (!kind && !dtype) {
-    error(v, path, "missing 'kind' or 'dtype'");
-    return std::nullopt;
-  }
-  return from_dtype ? from_dtype : from_kind;
-}
-
-std::optional<std::vector<int64_t>> NodeParser::shape(const YamlValue& v, const std::string& path) {
-  if (!v.is_list() || v.items.empty()) {
-    error(v, path, "shape must be a non-empty list of sizes or dim symbols");
-    return std::nullopt;
-  }
-  std::vector<int64_t> out;
-  bool ok = true;
-  for (size_t k = 0; k < v.items.size(); ++k) {
-    std::string p = path + "[" + std::to_string(k) + "]";
-    if (is_var_node(v.items[k])) {
-      error(v.items[k], p, "template variables are not allowed in shape");
-      ok = false;
-      continue;
-    }
-    auto size = integer(v.items[k], p);
-    if (size && *size < 0) error(v.items[k], p, "negative size " + std::to_string(*size));
-    if (!size || *size < 0)
-      ok = false;
-    else
-      out.push_back(*size);
-  }
-  if (!ok) return std::nullopt;
-  return out;
-}
-
-// low/high (inclusive), mean, std and p, with their bounds. A scalar needs both low and high,
-// and low < high, or it cannot be sampled; a tensor keeps the default of the one not given, and
-// bounds that cannot be sampled fail the test that uses it (as in the original framework).
-bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path, bool is_scalar) {
-  bool ok = true;
-  auto field = [&](const char* key, double& into) {
-    if (const YamlValue* f = v.find(key)) {
-      if (auto x = number(*f, path + "." + key))
-        into = *x;
-      else
-        ok = false;
-    }
-  };
-  if (is_scalar) {  // scalars default to [-3, 3], tensors to [0, 10]
-    n.low = -3;
-    n.high = 3;
-  }
-  const YamlValue* low = v.find("low");
-  const YamlValue* high = v.find("high");
-  if ((low == nullptr) != (high == nullptr)) {
-    const YamlValue& given = low ? *low : *high;
-    std::string where = path + (low ? ".low" : ".high");
-    if (is_scalar) {
-      error(given, where, "low and high must be given together");
-      ok = false;
-    } else {
-      warning(given, where,
-              std::string("low and high go together: ") + (low ? "high" : "low") +
-                  " keeps its default " + (low ? "10" : "0"));
-    }
-  }
-  n.has_range = low || high;
-  field("low", n.low);
-  field("high", n.high);
-  field("mean", n.mean);
-  field("std", n.std);
-  field("p", n.p);
-  if (!ok) return false;
-  std::string bounds = "(low " + python_float(n.low) + ", high " + python_float(n.high) + ")";
-  if (is_scalar && n.has_range && n.low >= n.high) {
-    error(*low, path + ".low", "low must be less than high " + bounds);
-    return false;
-  }
-  if (!is_scalar && n.has_range && n.low > n.high)
-    defer(n, low ? *low : *high, path + (low ? ".low" : ".high"), "low must be at most high " + bounds);
-  if (const YamlValue* p = v.find("p"); p && (n.p < 0 || n.p > 1)) {
-    std::string message = "p must lie in [0, 1], got " + python_float(n.p);
-    if (is_scalar) {
-      error(*p, path + ".p", message);
-      return false;
-    }
-    defer(n, *p, path + ".p", message);
-  }
-  if (const YamlValue* s = v.find("std"); s && n.std < 0)
-    defer(n, *s, path + ".std", "std must be non-negative, got " + python_float(n.std));
-  return true;
-}
-
-// The init method: given, or the dtype's default (bool: bernoulli, integer: randint, floating
-// and complex: normal). One that cannot produce the dtype fails the test that uses the node.
-bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& path) {
-  n.init = n.dtype == c10::ScalarType::Bool      ? Init::Bernoulli
-           : c10::isIntegralType(n.dtype, false) ? Init::Randint
-                                                 : Init::Normal;
-  const YamlValue* init = v.find("init");
-  if (!init) return true;
-  std::string name = python_str(*init);
-  Keys names;
-  for (const auto& e : kInits) names.push_back(e.first);
-  auto it = std::find_if(kInits.begin(), kInits.end(), [&](auto& e) { return e.first == name; });
-  if (it == kInits.end()) {
-    error(*init, path + ".init",
-          "unknown init '" + name + "'" + did_you_mean(name, names) +
-              "; expected one of: " + join(names));
-    return false;
-  }
-  n.init = it->second;
-  if (!init_applies(it->second, n.dtype))
-    defer(n, *init, path + ".init",
-          "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
-  return true;
-}
-
-// init, low/high, mean/std, p, requires_grad: shared by tensors, scalar tensors and scalars.
-bool NodeParser::sampling(Node& n, const YamlValue& v, const std::string& path, bool is_scalar) {
-  bool ok = parameters(n, v, path, is_scalar);
-  ok = init_method(n, v, path) && ok;
-  if (const YamlValue* rg = v.find("requires_grad")) {
-    auto flag = boolean(*rg, path + ".requires_grad");
-    if (!flag) return false;
-    n.requires_grad = *flag;
-  }
-  return ok;
 }
 
 namespace {
@@ -499,13 +310,37 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
       ok = false;
   }
   if (ok && !sampling(n, v, path, false)) ok = false;
-  if (const YamlValue* value = v.find("value"); value && ok) {
+  const YamlValue* value = v.find("value");
+  if (value && ok && type == NodeType::ScalarTensor && !value->is_null()) ok = scalar_tensor_value(n, *value, path);
+  if (const YamlValue* key = value ? non_string_key(*value) : nullptr) {
+    error(*key, path + ".value",
+          "a value's mapping keys must be strings, got " + python_repr(*key) + " (opdiff refuses it)");
+    ok = false;
+  }
+  if (value && ok) {
     n.has_value = true;
     n.value = *value;
     check_value(n, *value, path + ".value");  // a scalar tensor: shape []
   }
   if (!ok) return std::nullopt;
   return n;
+}
+
+// A scalar tensor's value is one number or bool, as opdiff reads it; bits and a complex
+// [real, imaginary] pair are read by ops-fuzz only.
+bool NodeParser::scalar_tensor_value(const Node& n, const YamlValue& value, const std::string& path) {
+  if (value.is_number() || value.is_bool() || (value.is_string() && !parse_bits(value))) return true;
+  if (parse_bits(value)) {
+    opdiff_refuses(value, path + ".value", "an element written by its bits", "reads the bits");
+  } else if (complex_pairs(n, value)) {
+    opdiff_refuses(value, path + ".value", "a complex element written as a [real, imaginary] pair",
+                   "reads the pair");
+  } else {
+    error(value, path + ".value",
+          "a scalar_tensor's value must be a number or a bool, got " + value.kind_name() + " (opdiff refuses it)");
+    return false;
+  }
+  return true;
 }
 
 std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& path) {
@@ -524,9 +359,8 @@ std::optional<Node> NodeParser::scalar(const YamlValue& v, const std::string& pa
     error(*value, path + ".value", "scalar value must be a number, a bool or float64 bits (\"bits:0x...\")");
     return std::nullopt;
   }
-  if (!v.find("kind") && !v.find("dtype") && value) {  // a literal tells its own kind
-    n.dtype = literal_dtype(*value);
-  } else if (auto dt = dtype(v, path, true)) {
+  if (bits) opdiff_refuses(*value, path + ".value", "an element written by its bits", "reads the bits");
+  if (auto dt = dtype(v, path, true)) {  // kind or dtype is required, as opdiff requires it
     n.dtype = *dt;
   } else {
     return std::nullopt;
@@ -565,7 +399,7 @@ std::optional<Node> NodeParser::int_list(const YamlValue& v, const std::string& 
   n.pos = v.pos;
   bool ok = true;
   for (size_t k = 0; k < elems->items.size(); ++k) {
-    auto i = integer(elems->items[k], path + ".elems[" + std::to_string(k) + "]");
+    auto i = integer(elems->items[k], path + ".elems[" + std::to_string(k) + "]", false);
     if (i)
       n.ints.push_back(*i);
     else
@@ -625,7 +459,7 @@ std::optional<Node> NodeParser::optional(const YamlValue& v, const std::string& 
   n.pos = v.pos;
   bool ok = true;
   if (const YamlValue* p = v.find("p_none")) {
-    auto x = number(*p, path + ".p_none");
+    auto x = number(*p, path + ".p_none", false);
     if (x && (*x < 0 || *x > 1))
       error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
     if (!x || *x < 0 || *x > 1)
@@ -652,6 +486,11 @@ std::optional<Node> NodeParser::constant(const YamlValue& v, const std::string& 
   check_keys(v, {"type", "value"}, path);
   const YamlValue* value = required(v, "value", path);
   if (!value) return std::nullopt;
+  if (const YamlValue* key = non_string_key(*value)) {  // opdiff reads the value as JSON
+    error(*key, path + ".value",
+          "a value's mapping keys must be strings, got " + python_repr(*key) + " (opdiff refuses it)");
+    return std::nullopt;
+  }
   n.value = *value;
   return n;
 }
@@ -670,10 +509,11 @@ std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
   } else if (p) {
     n.path = p->s;
   }
-  const YamlValue* args = v.find("args");  // args and kwargs default to empty
-  if (args && args->is_null()) args = nullptr;
+  // args and kwargs default to empty when left out; opdiff refuses them null.
+  const YamlValue* args = v.find("args");
   if (args && !args->is_list()) {
-    error(*args, path + ".args", "args must be a list");
+    error(*args, path + ".args",
+          std::string("args must be a list") + (args->is_null() ? " (leave it out for none)" : ""));
     ok = false;
   } else if (args) {
     for (size_t k = 0; k < args->items.size(); ++k) {
@@ -684,13 +524,20 @@ std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
         ok = false;
     }
   }
-  if (const YamlValue* kwargs = v.find("kwargs"); kwargs && !kwargs->is_null()) {
+  if (const YamlValue* kwargs = v.find("kwargs")) {
     if (!kwargs->is_map()) {
-      error(*kwargs, path + ".kwargs", "kwargs must be a mapping");
+      error(*kwargs, path + ".kwargs",
+            std::string("kwargs must be a mapping") + (kwargs->is_null() ? " (leave it out for none)" : ""));
       ok = false;
     } else {
       for (const auto& [key, value] : kwargs->entries) {
         std::string k = python_str(key);
+        if (!key.is_string()) {
+          error(key, path + ".kwargs",
+                "kwargs names must be strings, got " + python_repr(key) + " (opdiff refuses it)");
+          ok = false;
+          continue;
+        }
         auto a = node(value, path + ".kwargs." + k, true);
         if (a)
           n.kwargs.emplace_back(k, std::move(*a));

@@ -60,15 +60,12 @@ TEST(Compat, EmptyVarsYieldOneTestWithoutSuffix) {
     in: [{type: tensor, shape: [2], dtype: float32}]
   - op: {type: template_module, path: torch.nn.Tanh}
     in: [{type: tensor, shape: [2], dtype: float32}]
-  - id: per_case
-    op: {type: template_module, path: torch.nn.ReLU, vars: {}, cases: [{}, {}]}
-    in: [{type: tensor, shape: [2], dtype: float32}]
   - id: no_cases
     op: {type: template_module, path: torch.nn.Linear, vars: {n: [2]}, cases: [], args: [3, {var: n}]}
     in: [{type: tensor, shape: [1, 3], dtype: float32}]
 )",
                   "relu_no_vars\npair_no_vars\n  pair_no_vars__a\n  pair_no_vars__b\ntemplate\n"
-                  "per_case\nper_case\nno_cases__n=2\n");
+                  "no_cases__n=2\n");
 }
 
 TEST(Compat, CastInput0ToComplexTakesComplexAndPackedInputs) {
