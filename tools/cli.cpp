@@ -9,6 +9,7 @@
 
 #include "engine/config.h"
 #include "tools/commands.h"
+#include "tools/describe.h"
 #include "tools/merge.h"
 #include "tools/run_command.h"
 
@@ -182,6 +183,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   auto run_options = add_run_commands(app, command, out, err);
   auto merge_options = add_merge_command(app, command, out, err);
+  auto describe_options = add_describe_command(app, command, out);
   std::vector<std::string> plugins;
   app.add_option("--load", plugins,
                  "shared libraries to open first (before the command): specs of users' own operators, "
