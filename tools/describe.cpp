@@ -342,8 +342,8 @@ std::shared_ptr<void> add_describe_command(CLI::App& app, std::function<int()>& 
       "A family builder writes a spec in one line (binary(\"add.Tensor\", {.alpha = true, .out = true})); describe "
       "prints what it built. Tags after a label: [scope] narrows generation and is never broken, [avoid: D] keeps "
       "valid samples out of deviation D unless --config contract, [unchecked: D] is a rule the kernel does not "
-      "check (broken only under contract). Which arguments a config word reaches is judged by the rules that read "
-      "no other argument.");
+      "check (broken only under contract). Which arguments a config word reaches is seen in the valid tuples the engine "
+      "solves for each task of its plan (its first candidates), with half and empty on, and again under the contract.");
   cmd->add_option("OP", selection->ops, "ops of the SpecDB by name (every op when none is named)");
   cmd->add_option("--ops", selection->globs, "ops by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
   cmd->callback([&command, selection, &out] {
