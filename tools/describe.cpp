@@ -20,7 +20,9 @@ namespace opsfuzz {
 namespace {
 
 using A = Attribute;
-constexpr size_t kWidth = 120;  // the column the wrapped prose of a deviation's reason stops at
+// The column wrapped prose (the signature, reasons, config lines) stops at. Labels are never
+// wrapped: each stands whole on its line, where a search for it finds it.
+constexpr size_t kWidth = 120;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -34,7 +36,9 @@ std::string joined(const std::vector<std::string>& items, const char* sep = ", "
   return out;
 }
 
-std::string padded(const std::string& s, size_t width) { return s + std::string(width > s.size() ? width - s.size() : 0, ' '); }
+std::string padded(const std::string& s, size_t width) {
+  return s + std::string(width > s.size() ? width - s.size() : 0, ' ');
+}
 
 // Text after `head` (a column of `indent` characters), wrapped at kWidth on spaces.
 std::string wrapped(const std::string& head, size_t indent, const std::string& text) {
@@ -43,7 +47,8 @@ std::string wrapped(const std::string& head, size_t indent, const std::string& t
   bool first = true;
   std::istringstream words(text);
   while (words >> word) {
-    if (!first && column + 1 + word.size() > kWidth) out += "\n" + std::string(indent, ' '), column = indent, first = true;
+    if (!first && column + 1 + word.size() > kWidth)
+      out += "\n" + std::string(indent, ' '), column = indent, first = true;
     if (!first) out += ' ', ++column;
     out += word, column += word.size(), first = false;
   }
@@ -59,7 +64,8 @@ std::string signature(const Spec& spec) {
   bool keywords = false;
   for (size_t i = 0; i < spec.args().size(); ++i) {
     const auto& a = spec.args()[i];
-    std::string item = (a.keyword && !std::exchange(keywords, true) ? "*, " : "") + std::string(name(a.type)) + " " + a.name;
+    std::string item = a.keyword && !std::exchange(keywords, true) ? "*, " : "";
+    item += std::string(name(a.type)) + " " + a.name;
     item += i + 1 < spec.args().size() ? "," : ")";
     if (i && column + 1 + item.size() > kWidth) s += "\n" + std::string(indent, ' '), column = indent;
     else if (i) s += ' ', ++column;
@@ -100,9 +106,11 @@ void print_arguments(const std::vector<ArgSpec>& args, bool outs, std::ostream& 
     if (outs) f.push_back("out");
     return joined(f);
   };
-  for (const auto& a : args)
-    name_w = std::max(name_w, a.name.size()), type_w = std::max(type_w, name(a.type).size()),
+  for (const auto& a : args) {
+    name_w = std::max(name_w, a.name.size());
+    type_w = std::max(type_w, name(a.type).size());
     flags_w = std::max(flags_w, flags(a).size());
+  }
   for (const auto& a : args) {
     std::string line = "  " + padded(a.name, name_w) + "  " + padded(std::string(name(a.type)), type_w);
     if (flags_w) line += "  " + padded(flags(a), flags_w);
@@ -145,8 +153,8 @@ void print_deviations(const Spec& spec, std::ostream& out) {
   }
 }
 
-// The limits of the default configuration that bound this spec's arguments (as `check` reports
-// them: "self.rank in [0, 6] (the configuration)"), then its Scope constraints and layouts.
+// The spec's Scope constraints and generation scopes (contiguous layouts, ascending values), then
+// the limits of the default configuration on its arguments, as `check` reports them.
 void print_scope(const Spec& spec, std::ostream& out) {
   std::vector<std::string> lines;
   for (const auto& a : spec.args()) {
@@ -183,7 +191,9 @@ void print_scope(const Spec& spec, std::ostream& out) {
 }
 
 // What a configuration word can change in one argument, as seen in solved tuples.
-enum Seen : uint8_t { RankZero, SizeZero, Half, Transposable, Strided, ChannelsLast, NotBool, Floating, Integral, kSeen };
+enum Seen : uint8_t {
+  RankZero, SizeZero, Half, Transposable, Strided, ChannelsLast, NotBool, Floating, Integral, kSeen
+};
 
 // Which arguments each configuration word reaches: seen in the valid tuples the engine solves
 // (metas only, no tensor is made) for every task of its plan, a few variants each, under the
@@ -285,8 +295,9 @@ void print_configs(const Spec& spec, std::ostream& out) {
        "the spec marks no deviation");
   std::vector<std::string> joints;
   if (!spec.joints().empty())
-    joints.push_back(std::to_string(spec.joints().size()) + " joint constraint" + (spec.joints().size() > 1 ? "s" : "") +
-                     " (" + (have_z3() ? "z3" : "sampling, a build without Z3") + " by default)");
+    joints.push_back(std::to_string(spec.joints().size()) + " joint constraint" +
+                     (spec.joints().size() > 1 ? "s" : "") + " (" +
+                     (have_z3() ? "z3" : "sampling, a build without Z3") + " by default)");
   line("z3, sampling", joints, "how it solves ", "no joint constraint");
 }
 
@@ -327,7 +338,8 @@ std::string describe_spec(const Spec& spec) {
 
 int describe_ops(const std::vector<std::string>& ops, const std::vector<std::string>& globs, std::ostream& out) {
   const char* sep = "";
-  for (const Spec* spec : select_specs(OpSelection{ops, globs})) out << std::exchange(sep, "\n") << describe_spec(*spec);
+  for (const Spec* spec : select_specs(OpSelection{ops, globs}))
+    out << std::exchange(sep, "\n") << describe_spec(*spec);
   return 0;
 }
 
@@ -342,8 +354,9 @@ std::shared_ptr<void> add_describe_command(CLI::App& app, std::function<int()>& 
       "A family builder writes a spec in one line (binary(\"add.Tensor\", {.alpha = true, .out = true})); describe "
       "prints what it built. Tags after a label: [scope] narrows generation and is never broken, [avoid: D] keeps "
       "valid samples out of deviation D unless --config contract, [unchecked: D] is a rule the kernel does not "
-      "check (broken only under contract). Which arguments a config word reaches is seen in the valid tuples the engine "
-      "solves for each task of its plan (its first candidates), with half and empty on, and again under the contract.");
+      "check (broken only under contract). Which arguments a config word reaches is seen in the valid tuples the "
+      "engine solves for each task of its plan (its first candidates), with half and empty on, and again under the "
+      "contract.");
   cmd->add_option("OP", selection->ops, "ops of the SpecDB by name (every op when none is named)");
   cmd->add_option("--ops", selection->globs, "ops by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
   cmd->callback([&command, selection, &out] {
