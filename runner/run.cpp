@@ -14,7 +14,7 @@
 #include "suite/materialize.h"
 #include "suite/model.h"
 #include "suite/modules.h"
-#include "suite/runner.h"
+#include "suite/selection.h"
 
 namespace opsfuzz::runner {
 
@@ -41,8 +41,9 @@ std::string error_text(const std::exception& e) {
   return text;
 }
 
-// A side of a YAML test: its call built from materialized inputs, or why there is none.
-Side side_of(const suite::Test& test, const std::string& yaml, uint64_t run_seed) {
+}  // namespace
+
+Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t run_seed) {
   Side side;
   side.id = test.id, side.yaml = yaml, side.op = test.module ? test.module->path : test.op;
   if (auto why = suite::unavailable_device(test)) {
@@ -74,8 +75,6 @@ Side side_of(const suite::Test& test, const std::string& yaml, uint64_t run_seed
   }
   return side;
 }
-
-}  // namespace
 
 Item item_from_sample(const Sample& sample, const std::string& config) {
   Item item;
@@ -119,7 +118,7 @@ std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string&
   for (const SuiteItem& selected : suite_items(suite, filter)) {
     Item item;
     item.id = selected.id;
-    for (const suite::Test* test : selected.sides) item.sides.push_back(side_of(*test, yaml, run_seed));
+    for (const suite::Test* test : selected.sides) item.sides.push_back(side_from_test(*test, yaml, run_seed));
     for (const Side& side : item.sides)
       if (side.call && !item.no_compare) item.no_compare = not_value_comparable(*side.call);
     items.push_back(std::move(item));
@@ -338,25 +337,13 @@ std::string ended_text(const opcall::TaskResult& r, double timeout_s) {
   return "CRASH: " + how;
 }
 
-}  // namespace
-
-std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
-                                  const std::function<void(const ItemResult&)>& report) {
-  std::vector<ItemResult> results(items.size());
-  Plan plan(items, options, results);
-  auto add = [&](size_t task, BackendResult r) {
-    size_t i = task / plan.width(), b = task % plan.width();
-    ItemResult& result = results[i];
-    result.item = &items[i];
-    if (plan.has_baseline() && b == 0)
-      result.baseline = std::move(r);
-    else
-      result.backends.push_back(std::move(r));
-    if (b + 1 == plan.width() && report) report(result);
-  };
+// Runs the items in this process or in isolated workers; `add` sees each task's result as soon as
+// it is final (in task order), with its JSON when it came from a worker.
+void run_plan(Plan& plan, const RunOptions& options,
+              const std::function<void(size_t, BackendResult, const std::string*)>& add) {
   if (!options.isolate) {
-    for (size_t t = 0; t < plan.tasks(); ++t) add(t, plan.run_task(t));
-    return results;
+    for (size_t t = 0; t < plan.tasks(); ++t) add(t, plan.run_task(t), nullptr);
+    return;
   }
   opcall::IsolationOptions iso;
   iso.timeout_s = options.timeout_s;
@@ -366,16 +353,125 @@ std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptio
       [&](size_t t, const opcall::TaskResult& r) {
         switch (r.kind) {
           case opcall::TaskResult::Done:
-            add(t, backend_result_from_json(nlohmann::json::parse(r.bytes)));
+            add(t, backend_result_from_json(nlohmann::json::parse(r.bytes)), &r.bytes);
             break;
           case opcall::TaskResult::Threw:
-            add(t, plan.failed_task(t, Status::Error, "RuntimeError: " + r.bytes));
+            add(t, plan.failed_task(t, Status::Error, "RuntimeError: " + r.bytes), nullptr);
             break;
           default:
-            add(t, plan.failed_task(t, Status::TimedError, ended_text(r, options.timeout_s)));
+            add(t, plan.failed_task(t, Status::TimedError, ended_text(r, options.timeout_s)), nullptr);
+        }
+      });
+}
+
+// One process's share of the items: every item's result as they come.
+std::vector<ItemResult> run_here(const std::vector<Item>& items, const RunOptions& options,
+                                 const std::function<void(const ItemResult&)>& report,
+                                 const std::function<void(size_t, size_t, const std::string&)>& task_json = {}) {
+  std::vector<ItemResult> results(items.size());
+  Plan plan(items, options, results);
+  run_plan(plan, options, [&](size_t task, BackendResult r, const std::string* json) {
+    size_t i = task / plan.width(), b = task % plan.width();
+    if (task_json) task_json(i, b, json ? *json : to_json(r).dump());
+    ItemResult& result = results[i];
+    result.item = &items[i];
+    if (plan.has_baseline() && b == 0)
+      result.baseline = std::move(r);
+    else
+      result.backends.push_back(std::move(r));
+    if (b + 1 == plan.width() && report) report(result);
+  });
+  return results;
+}
+
+// The items in batches over options.jobs processes. A batch's results come back as one message
+// (each task's JSON as its worker wrote it), so batches stay small enough for the results to
+// arrive steadily.
+std::vector<ItemResult> run_in_jobs(const std::vector<Item>& items, const RunOptions& options,
+                                    const std::function<void(const ItemResult&)>& report) {
+  size_t batch = std::clamp<size_t>(items.size() / (options.jobs * 8), 1, 32);
+  size_t batches = (items.size() + batch - 1) / batch;
+  bool has_baseline = !options.baseline.empty();
+  std::vector<ItemResult> results(items.size());
+  opcall::run_jobs(
+      batches, options.jobs,
+      [&](size_t b) {
+        std::vector<Item> mine(items.begin() + b * batch, items.begin() + std::min(items.size(), (b + 1) * batch));
+        // Per item: [baseline or null, [backends...]], the tasks' JSON spliced in as text.
+        std::vector<std::string> baselines(mine.size(), "null"), backends(mine.size());
+        run_here(mine, options, {}, [&](size_t i, size_t backend, const std::string& json) {
+          if (has_baseline && backend == 0)
+            baselines[i] = json;
+          else
+            backends[i] += (backends[i].empty() ? "" : ",") + json;
+        });
+        std::string out = "[";
+        for (size_t i = 0; i < mine.size(); ++i)
+          out += (i ? ",[" : "[") + baselines[i] + ",[" + backends[i] + "]]";
+        return out + "]";
+      },
+      [&](size_t b, const opcall::TaskResult& r) {
+        nlohmann::json batch_results =
+            r.kind == opcall::TaskResult::Done ? nlohmann::json::parse(r.bytes) : nlohmann::json(nullptr);
+        for (size_t i = b * batch; i < std::min(items.size(), (b + 1) * batch); ++i) {
+          ItemResult& result = results[i];
+          result.item = &items[i];
+          if (batch_results.is_null()) {  // the job itself died: the batch is lost, said per item
+            BackendResult lost;
+            lost.backend = "job";
+            lost.res.push_back({Status::TimedError, "CRASH: the job running this batch " + r.bytes, {}, {}});
+            result.backends.push_back(lost);
+          } else {
+            const nlohmann::json& j = batch_results.at(i - b * batch);
+            if (!j[0].is_null()) result.baseline = backend_result_from_json(j[0]);
+            for (const nlohmann::json& x : j[1]) result.backends.push_back(backend_result_from_json(x));
+          }
+          if (report) report(result);
         }
       });
   return results;
+}
+
+}  // namespace
+
+std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
+                                  const std::function<void(const ItemResult&)>& report) {
+  if (options.jobs > 1 && items.size() > 1) return run_in_jobs(items, options, report);
+  return run_here(items, options, report);
+}
+
+SideRun run_side_here(const Side& side, const std::string& backend) {
+  if (!side.call) return {{side.skipped ? Status::Skipped : Status::Error, side.error, {}, {}}, {}};
+  std::vector<Output> outputs;
+  RunOptions options;
+  SideResult result = run_side(*find_backend(backend), *side.call, options, outputs);
+  return {std::move(result), outputs.empty() ? c10::IValue() : outputs.front().value};
+}
+
+opcall::CallOutcome call_outcome(const SideResult& r) {
+  using K = opcall::CallOutcome::Kind;
+  switch (r.status) {
+    case Status::Ok:
+      return {K::Accepted, r.err};
+    case Status::Error:  // the side has no call: its op or its arguments did not resolve
+      return {K::BindError, r.err};
+    case Status::TimedError:
+      return {r.err.starts_with("TIMEOUT:") ? K::TimedOut : K::Crashed, r.err};
+    default:
+      return {K::Rejected, r.err};
+  }
+}
+
+std::vector<opcall::CallOutcome> run_samples(const std::vector<Sample>& samples, const RunOptions& options) {
+  std::vector<Item> items;
+  items.reserve(samples.size());
+  for (const Sample& s : samples) items.push_back(item_from_sample(s, ""));
+  RunOptions eager = options;
+  eager.backends = {"eager_cpu"}, eager.baseline.clear(), eager.repeats = 1, eager.mode = 1;
+  std::vector<opcall::CallOutcome> outcomes;
+  outcomes.reserve(samples.size());
+  for (const ItemResult& r : run_items(items, eager)) outcomes.push_back(call_outcome(r.backends.front().res.front()));
+  return outcomes;
 }
 
 bool mismatched(const BackendResult& r) {

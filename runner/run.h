@@ -56,6 +56,10 @@ struct Item {
 // A sample as an item: id "add_Tensor__valid__0007"; its call bound by opcall (a binding error
 // is the side's error).
 Item item_from_sample(const Sample& sample, const std::string& config);
+// A test of a suite as a side: its inputs (and module) materialized from run_seed and its op
+// resolved, or why not (an error; a skip for a device this machine lacks or an unsupported
+// module).
+Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t run_seed);
 // A selected item of a suite, before anything is materialized: its id and its tests (one; a pair
 // test's sides a and b), in suite order.
 struct SuiteItem {
@@ -76,6 +80,7 @@ struct RunOptions {
   int mode = 1;                       // 1: one comparison; 2: per repeat times and comparisons
   double timeout_s = 60;              // per backend and item, in a worker
   bool isolate = true;                // false: in this process (a crash ends the run)
+  unsigned jobs = 1;                  // processes running batches of items side by side
   bool backtraces = false;            // keep c10 backtraces in error messages
 };
 
@@ -103,10 +108,28 @@ struct ItemResult {
   std::vector<BackendResult> backends;
 };
 
-// Runs every item on the baseline and the backends; `report` sees each item's result in order as
-// soon as it is final (to write and flush it). Returns them all.
+// Runs every item on the baseline and the backends; `report` sees each item's result as soon as
+// it is final (to write and flush it): in order, or with options.jobs > 1 in the order batches
+// finish. Returns them all, in order.
 std::vector<ItemResult> run_items(const std::vector<Item>& items, const RunOptions& options,
                                   const std::function<void(const ItemResult&)>& report = {});
+
+// One side on one backend in this process, with its output (the first repeat's): for tests that
+// look at the values, which a run does not keep.
+struct SideRun {
+  SideResult result;
+  c10::IValue output;
+};
+SideRun run_side_here(const Side& side, const std::string& backend = "eager_cpu");
+
+// What one side's run came to, as one call's outcome: OK is accepted; a failed call (INFER_FAIL
+// and the other failures of a call) rejected; a side without a call (its op unknown or its
+// arguments not bound) a binding error; a worker that died crashed or timed out.
+opcall::CallOutcome call_outcome(const SideResult& result);
+
+// SpecDB samples on eager_cpu (the kernels as the op is called), one outcome per sample, in
+// order: what the sweep, calibrate and the SpecDB tests judge. Isolated unless options say not.
+std::vector<opcall::CallOutcome> run_samples(const std::vector<Sample>& samples, const RunOptions& options = {});
 
 // What a result says in one word: its worst status, or "mismatch" when a comparison failed.
 bool mismatched(const BackendResult& r);

@@ -1,6 +1,6 @@
 // calibrate: a spec measured against the linked CPU kernel. Samples come from the sweep's own
-// generation (sweep_samples) and run through the sweep's runner (execute_isolated: forked opcall
-// workers, backtraces and kernel warnings off), so calibrate and sweep see the same outcomes.
+// generation (sweep_samples) and run as the sweep runs them (run_sweep_samples: eager_cpu in
+// forked workers, backtraces and kernel warnings off), so calibrate and sweep see the same outcomes.
 #include "tools/calibrate.h"
 
 #include <ATen/ATen.h>
@@ -12,12 +12,22 @@
 #include <regex>
 
 #include "engine/config.h"
-#include "generators/execute.h"
+#include "generators/generators.h"
 #include "tools/commands.h"
+#include "tools/sweep.h"
 
 namespace opsfuzz {
 
+using opcall::CallOutcome;
+
 namespace {
+
+SweepOptions sweep_options(const CalibrateOptions& options, bool invalid) {
+  SweepOptions o;
+  o.invalid = invalid, o.seed = options.seed, o.max = options.max, o.config = options.config;
+  o.timeout_s = options.timeout_s;
+  return o;
+}
 
 std::string first_line(const std::string& message) {
   size_t begin = message.find_first_not_of(" \n");
@@ -140,7 +150,7 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
     }
     args.push_back(std::move(arg));
   }
-  auto results = execute_isolated(probes, options.timeout_s);
+  auto results = run_sweep_samples(probes, sweep_options(options, false));
   for (size_t i = 0; i < results.size(); ++i) record(args[where[i].first].dtypes[where[i].second], results[i]);
   return args;
 }
@@ -161,13 +171,6 @@ void add(std::map<std::string, SampleGroup>& groups, const std::string& key, con
          const std::string& command) {
   SampleGroup& g = groups[key];
   if (g.count++ == 0) g.key = key, g.example = first_line(o.message), g.index = s.index, g.command = command;
-}
-
-SweepOptions sweep_options(const CalibrateOptions& options, bool invalid) {
-  SweepOptions o;
-  o.invalid = invalid, o.seed = options.seed, o.max = options.max, o.config = options.config;
-  o.timeout_s = options.timeout_s;
-  return o;
 }
 
 // Valid samples the kernel refuses (or crashes on), by normalized message.
@@ -241,9 +244,9 @@ Calibration calibrate(const Spec& spec, const CalibrateOptions& options) {
   try {
     SweepOptions valid_options = sweep_options(options, false), invalid_options = sweep_options(options, true);
     std::vector<Sample> valid = sweep_samples(spec, valid_options);
-    std::vector<CallOutcome> valid_outcomes = execute_isolated(valid, options.timeout_s);
+    std::vector<CallOutcome> valid_outcomes = run_sweep_samples(valid, valid_options);
     std::vector<Sample> invalid = sweep_samples(spec, invalid_options);
-    std::vector<CallOutcome> invalid_outcomes = execute_isolated(invalid, options.timeout_s);
+    std::vector<CallOutcome> invalid_outcomes = run_sweep_samples(invalid, invalid_options);
     std::map<std::string, SampleGroup> bind_errors;
     judge_valid(spec, valid, valid_outcomes, valid_options, c, bind_errors);
     judge_invalid(spec, invalid, invalid_outcomes, invalid_options, c, bind_errors);
@@ -271,7 +274,7 @@ std::string verdict(const DtypeProbe& p) {
   if (p.bind_errors) return "bind error: " + shorten(p.message, 110);
   std::string what;
   if (p.crashed == p.tried()) {
-    std::string signal = p.message.starts_with("killed by signal ") ? p.message.substr(17) : p.message;
+    std::string signal = p.message.starts_with("CRASH: signal ") ? p.message.substr(14) : p.message;
     return "crashed (" + signal + ")";
   }
   if (p.accepted) what = "mixed: " + std::to_string(p.accepted) + " of " + std::to_string(p.tried()) + " accepted; ";

@@ -45,7 +45,7 @@ runner::RunOptions run_options(const RunCommand& o) {
   for (const auto& name : r.backends) runner::find_backend(name);  // unknown names fail here
   if (!r.baseline.empty()) runner::find_backend(r.baseline);
   r.repeats = o.repeats, r.mode = o.mode, r.timeout_s = o.timeout_s;
-  r.isolate = o.isolate, r.backtraces = o.backtraces;
+  r.isolate = o.isolate, r.backtraces = o.backtraces, r.jobs = o.jobs;
   return r;
 }
 
@@ -80,46 +80,6 @@ json params(const RunCommand& o) {
           {"ops", o.selection.globs}, {"invalid", o.invalid}, {"config", o.config}, {"max", o.max}};
 }
 
-// Items in batches for --jobs: a batch's results come back as one message, so batches stay
-// small enough for the results file to fill steadily.
-std::vector<runner::ItemResult> run_in_jobs(const std::vector<runner::Item>& items, const runner::RunOptions& options,
-                                            unsigned jobs, const std::function<void(const runner::ItemResult&)>& report) {
-  size_t batch = std::clamp<size_t>(items.size() / (jobs * 8), 1, 32);
-  size_t batches = (items.size() + batch - 1) / batch;
-  std::vector<runner::ItemResult> results(items.size());
-  opcall::run_jobs(
-      batches, jobs,
-      [&](size_t b) {
-        std::vector<runner::Item> mine(items.begin() + b * batch, items.begin() + std::min(items.size(), (b + 1) * batch));
-        json out = json::array();
-        for (const auto& r : runner::run_items(mine, options)) {
-          json backends = json::array();
-          for (const auto& x : r.backends) backends.push_back(runner::to_json(x));
-          out.push_back({{"baseline", r.baseline ? runner::to_json(*r.baseline) : json(nullptr)}, {"backends", backends}});
-        }
-        return out.dump();
-      },
-      [&](size_t b, const opcall::TaskResult& r) {
-        json batch_results = r.kind == opcall::TaskResult::Done ? json::parse(r.bytes) : json(nullptr);
-        for (size_t i = b * batch; i < std::min(items.size(), (b + 1) * batch); ++i) {
-          runner::ItemResult& result = results[i];
-          result.item = &items[i];
-          if (batch_results.is_null()) {  // the job itself died: the batch is lost, said per item
-            runner::BackendResult lost;
-            lost.backend = "job";
-            lost.res.push_back({runner::Status::TimedError, "CRASH: the job running this batch " + r.bytes, {}, {}});
-            result.backends.push_back(lost);
-          } else {
-            const json& j = batch_results.at(i - b * batch);
-            if (!j["baseline"].is_null()) result.baseline = runner::backend_result_from_json(j["baseline"]);
-            for (const json& x : j["backends"]) result.backends.push_back(runner::backend_result_from_json(x));
-          }
-          report(result);
-        }
-      });
-  return results;
-}
-
 }  // namespace
 
 int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err) {
@@ -150,9 +110,7 @@ int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err)
     ++finished;
     if (progress) err << "\r[" << finished << "/" << items.size() << "] " << r.item->id << "\033[K" << std::flush;
   };
-  std::vector<runner::ItemResult> results = o.jobs > 1 && items.size() > 1
-                                                ? run_in_jobs(items, options, o.jobs, report)
-                                                : runner::run_items(items, options, report);
+  std::vector<runner::ItemResult> results = runner::run_items(items, options, report);
   if (progress) err << "\r\033[K";
   auto tallies = runner::tally(results);
   runner::print_summary(tallies, out);

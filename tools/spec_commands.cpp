@@ -13,7 +13,7 @@
 
 #include "engine/config.h"
 #include "generators/diversity.h"
-#include "generators/execute.h"
+#include "generators/generators.h"
 #include "specs/db/db.h"
 #include "tools/commands.h"
 #include "tools/known_crashes.h"

@@ -7,10 +7,13 @@
 #include <map>
 
 #include "engine/config.h"
-#include "generators/execute.h"
+#include "generators/generators.h"
+#include "runner/run.h"
 #include "tools/known_crashes.h"
 
 namespace opsfuzz {
+
+using opcall::CallOutcome;
 
 namespace {
 
@@ -37,9 +40,9 @@ bool crashed(const CallOutcome& o) {
 // after it): the samples since the previous crash, and those up to the isolation window after
 // it, are searched for a known one.
 bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
-                 size_t i, double timeout_s, std::string& message) {
+                 size_t i, const SweepOptions& options, std::string& message) {
   if (find_known_crash(spec.op(), sites(samples[i]), outcomes[i].message)) return true;
-  CallOutcome alone = execute_isolated({samples[i]}, timeout_s).front();
+  CallOutcome alone = run_sweep_samples({samples[i]}, options).front();
   if (crashed(alone)) return false;
   size_t first = i;
   while (first > 0 && !crashed(outcomes[first - 1])) --first;
@@ -72,6 +75,12 @@ std::string sample_command(const std::string& op, uint64_t index, const SweepOpt
   return c;
 }
 
+std::vector<CallOutcome> run_sweep_samples(const std::vector<Sample>& samples, const SweepOptions& options) {
+  runner::RunOptions run;
+  run.timeout_s = options.timeout_s, run.backtraces = options.backtraces;
+  return runner::run_samples(samples, run);
+}
+
 std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options) {
   int64_t count = options.index >= 0 ? options.index + 1 : options.max;
   std::vector<Sample> samples = generate_samples(spec, Config::parse(options.config), options.seed,
@@ -88,7 +97,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
   auto start = std::chrono::steady_clock::now();
   try {
     std::vector<Sample> samples = sweep_samples(spec, options);
-    auto outcomes = execute_isolated(samples, options.timeout_s, options.backtraces);
+    auto outcomes = run_sweep_samples(samples, options);
     for (size_t i = 0; i < samples.size(); ++i) {
       const Sample& x = samples[i];
       const CallOutcome& o = outcomes[i];
@@ -103,7 +112,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
       std::string message = o.message;
       SweepEvent::Kind kind = finding ? SweepEvent::Finding : SweepEvent::Unexpected;
       if (crashed(o))
-        kind = known_crash(spec, samples, outcomes, i, options.timeout_s, message) ? SweepEvent::KnownCrash
+        kind = known_crash(spec, samples, outcomes, i, options, message) ? SweepEvent::KnownCrash
                                                                                   : SweepEvent::NewCrash;
       r.deviation += finding;
       if (!finding && kind != SweepEvent::KnownCrash) ++r.judged, r.expected += expected;  // findings are not judged

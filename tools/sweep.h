@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "opcall/opcall.h"
 #include "specs/model/spec.h"
 
 namespace opsfuzz {
@@ -53,6 +54,10 @@ struct OpSweep {
 // The samples of one op that `options` select: the first `max`, or the one at `index` (the ones
 // before it are generated and dropped). Throws what generation throws (UnsatisfiableSpec, ...).
 std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options);
+
+// The samples on the CPU kernels, each in an isolated worker (runner::run_samples), with the
+// options' timeout and backtraces: one outcome per sample.
+std::vector<opcall::CallOutcome> run_sweep_samples(const std::vector<Sample>& samples, const SweepOptions& options);
 
 // One op, in this process (its samples run in isolated workers).
 OpSweep sweep_op(const Spec& spec, const SweepOptions& options);

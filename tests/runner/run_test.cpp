@@ -8,6 +8,7 @@
 #include "generators/generators.h"
 #include "runner/results.h"
 #include "runner/run.h"
+#include "specs/db/db.h"
 #include "suite/ids.h"
 #include "suite/suite.h"
 
@@ -250,6 +251,34 @@ TEST(Run, SamplesBecomeItemsThatNameTheirOrigin) {
   o.backends = {"eager_cpu"};
   auto results = run_items({unbound}, o);
   EXPECT_EQ(results[0].backends[0].res[0].status, Status::Error);
+}
+
+// SpecDB samples on the kernels: a crash costs its sample, the others run; a binding error is
+// never a rejection.
+TEST(RunSamples, IsolationRecordsACrashAndContinues) {
+  const Spec& spec = *find_spec("add.Tensor");
+  std::vector<Sample> samples = generate_samples(spec, Config{}, 0, Validity::Valid, 3);
+  Sample crash = samples[0];
+  crash.op = "index_select.default";  // zero-dim self with many indices corrupts the heap in this build
+  crash.args = {at::zeros({}), int64_t{0}, at::zeros({100000}, at::kLong)};
+  crash.kwargs.clear();
+  std::vector<Sample> batch{samples[0], crash, samples[1], samples[2]};
+  for (int i = 0; i < 20; ++i) batch.insert(batch.begin() + 2, crash);
+  RunOptions options;
+  options.timeout_s = 30;
+  auto outcomes = run_samples(batch, options);
+  ASSERT_EQ(outcomes.size(), batch.size());
+  EXPECT_EQ(outcomes.front().kind, opcall::CallOutcome::Accepted);
+  EXPECT_EQ(outcomes.back().kind, opcall::CallOutcome::Accepted);
+  Sample bad = samples[0];
+  bad.args[1] = at::zeros({9, 9, 9});
+  Sample unbound = samples[0];
+  unbound.args.push_back(at::zeros({1}));
+  unbound.args.push_back(at::zeros({1}));
+  options.isolate = false;
+  auto in_process = run_samples({bad, unbound}, options);
+  EXPECT_EQ(in_process[0].kind, opcall::CallOutcome::Rejected) << in_process[0].message;
+  EXPECT_EQ(in_process[1].kind, opcall::CallOutcome::BindError) << in_process[1].message;
 }
 
 }  // namespace

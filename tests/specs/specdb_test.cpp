@@ -5,7 +5,8 @@
 #include "engine/engine.h"
 #include "engine/joint.h"
 #include "generators/classify.h"
-#include "generators/execute.h"
+#include "generators/generators.h"
+#include "runner/run.h"
 #include "specs/db/db.h"
 
 #include <ATen/Parallel.h>
@@ -19,6 +20,9 @@
 
 namespace opsfuzz {
 namespace {
+
+using opcall::CallOutcome;
+using runner::run_samples;
 
 constexpr size_t kSamples = 300;
 const std::vector<std::string> kConfigs = {"default", "half",  "transposed", "permuted", "strided",  "channels_last",
@@ -52,7 +56,7 @@ class SpecDB : public ::testing::TestWithParam<Case> {
 void expect_valid_samples_accepted(const Spec& spec, const Config& cfg) {
   auto samples = generate(spec, cfg, Validity::Valid);
   ASSERT_EQ(samples.size(), kSamples);
-  auto outcomes = execute_isolated(samples);
+  auto outcomes = run_samples(samples);
   for (size_t i = 0; i < samples.size(); ++i)
     EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
 }
@@ -62,7 +66,7 @@ TEST_P(SpecDB, ValidSamplesAreAccepted) { expect_valid_samples_accepted(spec(), 
 TEST_P(SpecDB, InvalidSamplesAreRejected) {
   auto samples = generate(spec(), config(), Validity::Invalid);
   if (samples.empty()) GTEST_SKIP() << spec().op() << " has no constraint to violate";
-  auto outcomes = execute_isolated(samples);
+  auto outcomes = run_samples(samples);
   size_t accepted = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
     EXPECT_NE(outcomes[i].kind, CallOutcome::BindError) << describe(samples[i], outcomes[i]);
@@ -197,7 +201,7 @@ struct SampleRun {
 
 std::vector<SampleRun> run_command(const Spec& spec, const Config& cfg, const Repro& r) {
   auto samples = generate(spec, cfg, r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
-  auto outcomes = execute_isolated(samples);
+  auto outcomes = run_samples(samples);
   std::vector<SampleRun> runs;
   for (size_t i = 0; i < samples.size(); ++i) runs.push_back({samples[i].valid, samples[i].deviations, outcomes[i].kind});
   return runs;
@@ -253,7 +257,7 @@ TEST_P(JointSpec, ValidGenerationNeverDeadEndsWithZ3) {
 TEST_P(JointSpec, SampledWithoutLookAheadStillValid) {
   auto samples = generate(spec(), Config::parse("sampling"), Validity::Valid, 100);
   ASSERT_FALSE(samples.empty());
-  auto outcomes = execute_isolated(samples);
+  auto outcomes = run_samples(samples);
   for (size_t i = 0; i < samples.size(); ++i)
     EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << describe(samples[i], outcomes[i]);
 }

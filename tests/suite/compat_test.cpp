@@ -6,11 +6,16 @@
 #include <ATen/ATen.h>
 
 #include "suite/materialize.h"
-#include "suite/runner.h"
+#include "run_util.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
+
+using testing::Ran;
+using testing::run_eager;
+using testing::run_test;
+using testing::Status;
 
 using testing::cli;
 
@@ -153,7 +158,7 @@ TEST(Compat, DuplicateIdsAllRunInOrderWithAWarning) {
   auto list = cli("list-tests", {path, "--test-ids", "twice"});
   EXPECT_EQ(list.out, "twice\ntwice\n");
   Suite s = testing::valid(kDuplicates);
-  auto outcomes = run_eager(s, RunOptions{0, IdFilter("twice")});
+  auto outcomes = run_eager(s, IdFilter("twice"));
   ASSERT_EQ(outcomes.size(), 2u);
   ASSERT_EQ(outcomes[0].status, Status::Ok);
   ASSERT_EQ(outcomes[1].status, Status::Ok);
@@ -245,7 +250,7 @@ TEST(Compat, EveryExampleOfTheFormatDocumentValidatesAndRuns) {
     EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str() << yaml;
     EXPECT_TRUE(r.diagnostics.warnings().empty()) << r.diagnostics.str() << yaml;
     EXPECT_FALSE(r.suite.tests.empty()) << yaml;
-    for (const auto& o : run_eager(r.suite, {}))
+    for (const auto& o : run_eager(r.suite))
       EXPECT_EQ(o.status, Status::Ok) << o.id << ": " << o.message;
   }
 }

@@ -9,11 +9,16 @@
 #include <set>
 
 #include "suite/materialize.h"
-#include "suite/runner.h"
+#include "run_util.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
+
+using testing::Ran;
+using testing::run_eager;
+using testing::run_test;
+using testing::Status;
 
 using testing::data;
 
@@ -42,7 +47,7 @@ void expect_matches(const c10::IValue& v, const YamlValue& out, const std::strin
 TEST(Modules, EveryBuiltinRunsWithTheExpectedShapes) {
   Suite s = load_suite(data("modules.yaml"));
   for (const auto& test : s.tests) {
-    TestOutcome o = run_test(test, 0);
+    Ran o = run_test(test, 0);
     ASSERT_EQ(o.status, Status::Ok) << test.id << ": " << o.message;
     expect_matches(o.output, *test.out, test.id);
   }
@@ -58,7 +63,7 @@ TEST(Modules, TheFixtureCoversEveryBuiltinName) {
 }
 
 // Runs `op` (a module node in YAML flow style) on one input node.
-TestOutcome run_one(const std::string& op, const std::string& in, uint64_t seed = 0) {
+Ran run_one(const std::string& op, const std::string& in, uint64_t seed = 0) {
   Suite s = testing::valid("tests:\n  - {id: m, op: " + op + ", in: [" + in + "]}\n");
   return run_test(s.tests.at(0), seed);
 }
@@ -68,7 +73,7 @@ TEST(Modules, EvalModeAndSemantics) {
   Suite s = testing::valid(std::string("tests:\n  - {id: m, op: aten::relu, in: [") + x + "]}\n");
   at::Tensor input = materialize_inputs(s.tests[0], 0).args[0].toTensor();
   auto output = [&](const std::string& op) {
-    TestOutcome o = run_one(op, x);
+    Ran o = run_one(op, x);
     EXPECT_EQ(o.status, Status::Ok) << o.message;
     return o.output.toTensor();
   };
@@ -157,7 +162,7 @@ TEST(Modules, UsersRegisterTheirOwnNames) {
     return std::make_shared<Scale>(b.d("factor"), b.d("shift"));
   });
   EXPECT_TRUE(is_registered_module("mylib.Scale"));
-  TestOutcome o = run_one("{type: module, path: mylib.Scale, args: [3], kwargs: {shift: 1}}",
+  Ran o = run_one("{type: module, path: mylib.Scale, args: [3], kwargs: {shift: 1}}",
                           "{type: const_tensor, shape: [2], kind: float, value: [1, 2]}");
   ASSERT_EQ(o.status, Status::Ok) << o.message;
   EXPECT_TRUE(o.output.toTensor().equal(at::tensor({4.0f, 7.0f})));
@@ -181,7 +186,7 @@ TEST(Modules, TorchScriptFiles) {
   - {id: py, op: {type: module, path: "file:model.py::M"}, in: []}
   - {id: missing, op: {type: module, path: file:missing.pt}, in: []}
 )";
-  auto outcomes = run_eager(load_suite((dir / "suite.yaml").string()), {});
+  auto outcomes = run_eager(load_suite((dir / "suite.yaml").string()));
   ASSERT_EQ(outcomes.size(), 5u);
   ASSERT_EQ(outcomes[0].status, Status::Ok) << outcomes[0].message;
   EXPECT_EQ(outcomes[0].output.toTensor().item<float>(), 4.0f);

@@ -2,11 +2,16 @@
 #include <ATen/ATen.h>
 
 #include "suite/materialize.h"
-#include "suite/runner.h"
+#include "run_util.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
+
+using testing::Ran;
+using testing::run_eager;
+using testing::run_test;
+using testing::Status;
 
 using testing::cli;
 using testing::data;
@@ -19,7 +24,7 @@ TEST(SeedExamples, SimpleOperatorTest) {
   EXPECT_EQ(s.tests[0].in[0].shape, (std::vector<int64_t>{4}));
   EXPECT_EQ(s.tests[0].in[0].dtype, at::kFloat);
   EXPECT_EQ(s.tests[0].in[0].init, Init::Normal);
-  auto outcomes = run_eager(s, {});
+  auto outcomes = run_eager(s);
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_EQ(outcomes[0].status, Status::Ok) << outcomes[0].message;
   EXPECT_EQ(outcomes[0].output.toTensor().sizes(), at::IntArrayRef({4}));
@@ -30,7 +35,7 @@ TEST(SeedExamples, ModuleTest) {
   EXPECT_EQ(ids(s), (std::vector<std::string>{"linear_forward"}));
   ASSERT_TRUE(s.tests[0].module);
   EXPECT_EQ(s.tests[0].module->path, "torch.nn.Linear");
-  auto outcomes = run_eager(s, {});
+  auto outcomes = run_eager(s);
   ASSERT_EQ(outcomes[0].status, Status::Ok) << outcomes[0].message;
   EXPECT_EQ(outcomes[0].output.toTensor().sizes(), at::IntArrayRef({2, 8}));
 }
@@ -48,7 +53,7 @@ TEST(SeedExamples, TemplateModule) {
   // The dim symbol N is substituted by its value 4.
   EXPECT_EQ(s.tests[0].module->args[0].value.i, 4);
   EXPECT_EQ(s.tests[3].module->kwargs[0].second.value.b, false);
-  auto outcomes = run_eager(s, {});
+  auto outcomes = run_eager(s);
   ASSERT_EQ(outcomes.size(), 6u);
   for (size_t k = 0; k < 6; ++k) {
     ASSERT_EQ(outcomes[k].status, Status::Ok) << outcomes[k].message;
@@ -67,7 +72,7 @@ TEST(SeedExamples, TemplateWithCases) {
                            "__out_features=" + out);
   EXPECT_EQ(ids(s), expected);
   EXPECT_EQ(s.tests[6].in[0].shape, (std::vector<int64_t>{2, 8}));  // the case's preset
-  auto outcomes = run_eager(s, {});
+  auto outcomes = run_eager(s);
   for (const auto& o : outcomes) EXPECT_EQ(o.status, Status::Ok) << o.id << ": " << o.message;
   EXPECT_EQ(outcomes.size(), 12u);
 }
@@ -85,7 +90,7 @@ TEST(SeedExamples, TemplateComparePair) {
   EXPECT_EQ(s.tests[s.pairs[1].a].impl, "impl1");
   EXPECT_EQ(s.tests[s.pairs[1].b].impl, "impl2");
   EXPECT_EQ(s.tests[s.pairs[1].b].module->path, "file:my_model.py::MyLinear");
-  auto outcomes = run_eager(s, {});
+  auto outcomes = run_eager(s);
   ASSERT_EQ(outcomes.size(), 4u);
   EXPECT_EQ(outcomes[0].status, Status::Ok) << outcomes[0].message;
   EXPECT_EQ(outcomes[1].status, Status::Skipped);

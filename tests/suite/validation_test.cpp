@@ -4,11 +4,16 @@
 #include <ATen/ATen.h>
 
 #include "suite/materialize.h"
-#include "suite/runner.h"
+#include "run_util.h"
 #include "test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
+
+using testing::Ran;
+using testing::run_eager;
+using testing::run_test;
+using testing::Status;
 
 // "t.yaml:LINE:COLUMN" of the nth occurrence of token in text.
 std::string where(const std::string& text, const std::string& token, int nth = 1) {
@@ -61,7 +66,7 @@ void expect_deferred(const std::string& yaml, const std::string& token, const st
   expect_warning(yaml, token, path, message + ": the test fails when it runs");
   Suite s = testing::valid(yaml);
   ASSERT_EQ(s.tests.size(), 1u);
-  TestOutcome o = run_test(s.tests[0], 0);
+  Ran o = run_test(s.tests[0], 0);
   EXPECT_EQ(o.status, Status::Error);
   EXPECT_NE(o.message.find(path + ": " + message), std::string::npos) << o.message;
 }

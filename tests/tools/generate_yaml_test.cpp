@@ -12,7 +12,8 @@
 #include "opcall/opcall.h"
 #include "specs/db/db.h"
 #include "suite/materialize.h"
-#include "suite/runner.h"
+#include "suite/selection.h"
+#include "tests/suite/run_util.h"
 #include "suite/suite.h"
 #include "tests/tools/cli_run.h"
 #include "tools/sample_yaml.h"
@@ -284,8 +285,8 @@ TEST_F(GenerateYaml, TheCommandWritesASuiteThatRuns) {
   ASSERT_EQ(s.tests.size(), 8u);
   EXPECT_EQ(s.tests[0].id, "add_Tensor__valid__0000");
   EXPECT_EQ(s.tests[7].id, "mul_Tensor__valid__0003");
-  for (const auto& outcome : suite::run_eager(s, {}))
-    EXPECT_EQ(outcome.status, suite::Status::Ok) << suite::format(outcome);
+  for (const auto& outcome : suite::testing::run_eager(s))
+    EXPECT_EQ(outcome.status, runner::Status::Ok) << outcome.id << ": " << outcome.message;
 
   auto one = cli({"generate", "add.Tensor", "--index", "7", "--format", "yaml"});
   suite::Suite single = load(one.out);
@@ -318,7 +319,7 @@ TEST_F(GenerateYaml, BitsOfTheWrongWidthOrDtypeFailTheTestThatUsesThem) {
   ASSERT_EQ(narrow.diagnostics.warnings().size(), 1u);
   EXPECT_NE(narrow.diagnostics.str().find("has 4 hex digits, a Float element has 8"), std::string::npos)
       << narrow.diagnostics.str();
-  EXPECT_EQ(suite::run_test(narrow.suite.tests[0], 0).status, suite::Status::Error);
+  EXPECT_EQ(suite::testing::run_test(narrow.suite.tests[0]).status, runner::Status::Error);
 
   auto integral = read("{type: const_tensor, shape: [1], dtype: int32, value: [\"bits:0x00000001\"]}");
   EXPECT_NE(integral.diagnostics.str().find("only floating elements take"), std::string::npos)
