@@ -7,14 +7,9 @@
 
 #include "opcall/opcall.h"
 #include "suite/diagnostics.h"
+#include "suite/modules_internal.h"
 
 namespace opsfuzz::suite {
-
-void register_builtin_modules();  // modules_nn.cpp
-
-// Converts a parameter or buffer to `dtype` in place when it is floating-point (shared with
-// modules_nn.cpp).
-void convert_floating(const at::Tensor& t, c10::ScalarType dtype);
 
 void convert_floating(const at::Tensor& t, c10::ScalarType dtype) {
   if (!t.defined() || !at::isFloatingType(t.scalar_type()) || t.scalar_type() == dtype) return;
