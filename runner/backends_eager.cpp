@@ -9,6 +9,7 @@
 #include "argtypes/rng.h"
 #include "runner/backend.h"
 #include "runner/builtin.h"
+#include "runner/op_facts.h"
 #include "runner/values.h"
 #include "suite/modules.h"
 
@@ -308,23 +309,6 @@ std::pair<at::Tensor, std::string> non_contiguous(const at::Tensor& t, Layout wa
 }
 
 constexpr uint64_t layout_stream = 0x6c61796f7574;  // "layout"
-
-// Why an operator's contract rules out non-contiguous inputs, if it does: its result depends on
-// the input's strides (as_strided reads the storage with strides of its own, view refuses
-// incompatible strides, resize_ reinterprets the storage as contiguous), or its kernel requires
-// contiguous inputs (internal ops whose public wrappers make them so).
-std::optional<std::string> rules_out_noncontig(const opcall::Op& op) {
-  static const std::set<std::string> stride_dependent = {
-      "aten::as_strided",   "aten::as_strided_",   "aten::as_strided_scatter", "aten::as_strided_copy",
-      "aten::view",         "aten::view_as",       "aten::_reshape_alias",     "aten::_unsafe_view",
-      "aten::stride",       "aten::sym_stride",    "aten::sym_storage_offset", "aten::set_",
-      "aten::resize_"};
-  static const std::set<std::string> contiguous_only = {"aten::_pdist_forward", "aten::native_group_norm"};
-  const std::string& name = op.schema().name();
-  if (stride_dependent.count(name)) return "its result depends on the input's strides by contract";
-  if (contiguous_only.count(name)) return "its kernel requires contiguous inputs by contract";
-  return std::nullopt;
-}
 
 Run prepare_noncontig(const Call& call) {
   Target target = target_of(call);

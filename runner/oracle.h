@@ -1,10 +1,9 @@
 // The oracle: how a backend's outputs are judged against a reference (opdiff's diff_all entry
-// plus our tolerance verdict, ULP and Chebyshev distances), the statuses a run can end in, and
-// which calls must not be value-compared at all (random ops, undefined behaviour).
+// plus our tolerance verdict, ULP and Chebyshev distances). What is known of particular ops (which
+// calls must not be value-compared at all) is in op_facts.h; the statuses a run ends in in status.h.
 #pragma once
 
 #include <c10/core/ScalarType.h>
-#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -12,15 +11,9 @@
 #include <string_view>
 
 #include "runner/backend.h"
+#include "runner/status.h"
 
 namespace opsfuzz::runner {
-
-// opdiff's statuses, ranked best to worst in this order (its report scripts rank them so).
-enum class Status : uint8_t { Ok, Skipped, ExportFail, InferFail, TimingFail, TimedError, Error };
-// "OK", "SKIPPED", "EXPORT_FAIL", "INFER_FAIL", "TIMING_FAIL", "TIMED_ERROR", "ERROR".
-const char* name(Status status);
-// The status `text` names exactly (as name() spells it), or nullopt.
-std::optional<Status> parse_status(std::string_view text);
 
 // The tolerance two correct results of `dtype` may differ by: exact {0, 0} for integral and bool
 // dtypes; per floating dtype as documented in oracle.cpp; a complex dtype as its float parts.
@@ -56,23 +49,5 @@ Diff compare(const c10::IValue& output, const c10::IValue& reference,
 // carries its own, with out.precision and out.tolerance.
 Diff compare(const Output& out, const c10::IValue& baseline);
 
-// opdiff's keys exactly — {"ok": true, "mse", "max_abs", "mean_abs"} or {"ok": false, "code",
-// "msg"} (msg null when empty) — plus ours beside them: "verdict": "match" | "mismatch", "ulp",
-// "chebyshev", and "why" for a mismatch. Non-finite numbers are written as the strings "inf",
-// "-inf" and "nan" (valid JSON; Python's float() and opdiff's report scripts read them back).
-nlohmann::json to_json(const Diff& diff);
-
-// Why the outputs of `call` must not be value-compared (two correct runs may differ), or nullopt:
-// random ops (judged by name and arguments: a Generator argument, rand*, dropout with train on,
-// ...), uninitialized memory (empty*, resize_ growing a tensor), integer division or remainder
-// by zero, unique's values with sorted=False (no specified order), and casts of floating values
-// to an integral dtype that are out of its range or not finite.
-std::optional<std::string> not_value_comparable(const Call& call);
-
-// The outputs of `call` its contract defines, the others replaced by None so that no comparison
-// judges them: the gradients a backward op's output_mask does not ask for (a kernel may return
-// them anyway), and _embedding_bag's bookkeeping outputs (offset2bag, bag_size, max_indices: their
-// sizes depend on the kernel's path).
-c10::IValue contract_outputs(const Call& call, const c10::IValue& outputs);
 
 }  // namespace opsfuzz::runner

@@ -15,6 +15,31 @@ namespace opsfuzz::runner {
 
 using nlohmann::json;
 
+json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json to_json(const Diff& diff) {
+  json j;
+  j["ok"] = diff.comparable;
+  if (diff.comparable) {
+    j["mse"] = json_number(diff.mse);
+    j["max_abs"] = json_number(diff.max_abs);
+    j["mean_abs"] = json_number(diff.mean_abs);
+  } else {
+    j["code"] = diff.code;
+    j["msg"] = diff.msg.empty() ? json() : json(diff.msg);
+  }
+  j["verdict"] = diff.match ? "match" : "mismatch";
+  j["ulp"] = json_number(diff.ulp);
+  j["chebyshev"] = json_number(diff.chebyshev);
+  if (!diff.match) j["why"] = diff.why;
+  return j;
+}
+
+
 namespace {
 
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -122,6 +147,7 @@ json item_record(const ItemResult& r) {
     const Origin& o = *item.origin;
     record["origin"] = {{"spec", o.spec}, {"seed", o.seed}, {"index", o.index}, {"valid", o.valid},
                         {"config", o.config}, {"violated", or_null(o.violated)}};
+    if (!o.deviations.empty()) record["origin"]["deviations"] = o.deviations;
   }
   if (item.no_compare) record["not_compared"] = *item.no_compare;
   return record;
@@ -197,7 +223,7 @@ std::set<std::string> completed_items(const std::string& path) {
 
 bool unexpected(const ItemResult& item, const BackendResult& r, size_t side) {
   Status status = r.res.at(side).status;
-  if (status == Status::TimedError) return true;
+  if (status == Status::TimedError) return !known_crash(*item.item, r.res[side]);
   if (status == Status::Skipped) return false;
   bool ok = status == Status::Ok;
   if (item.baseline && &r != &*item.baseline) {
@@ -290,6 +316,7 @@ std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& 
         ++t.statuses[name(r->res[s].status)];
         all_ok = all_ok && r->res[s].status == Status::Ok;
         t.unexpected += unexpected(item, *r, s);
+        t.known_crashes += known_crash(*item.item, r->res[s]) != nullptr;
       }
       if (mismatched(*r))
         ++t.mismatch;
@@ -316,6 +343,12 @@ void print_summary(const std::vector<std::pair<std::string, Tally>>& tallies, st
     for (size_t n : {t.match, t.mismatch, t.not_compared, t.unexpected}) out << std::setw(12) << n;
     out << "\n";
   }
+  // Known crashes are counted among the TIMED_ERRORs but not as unexpected: said, so that no
+  // crash vanishes from the summary.
+  for (const auto& [backend, t] : tallies)
+    if (t.known_crashes)
+      out << backend << ": " << t.known_crashes << " of its TIMED_ERRORs are known crashes (deviations of kind crash; "
+          << "the records' notes name them)\n";
 }
 
 }  // namespace opsfuzz::runner

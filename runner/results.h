@@ -14,6 +14,15 @@
 
 namespace opsfuzz::runner {
 
+// JSON has no NaN or infinity: a finite number as itself, the others as the strings "nan", "inf"
+// and "-inf" (valid JSON; Python's float() and opdiff's report scripts read them back).
+nlohmann::json json_number(double v);
+
+// opdiff's keys exactly — {"ok": true, "mse", "max_abs", "mean_abs"} or {"ok": false, "code",
+// "msg"} (msg null when empty) — plus ours beside them: "verdict": "match" | "mismatch", "ulp",
+// "chebyshev", and "why" for a mismatch; non-finite numbers as json_number writes them.
+nlohmann::json to_json(const Diff& diff);
+
 // A backend's entry: {"backend", "res": [{"status", "err", "ms"}], "times_all", "diff_all"} and
 // our "notes" object beside them.
 nlohmann::json to_json(const BackendResult& r);
@@ -53,10 +62,11 @@ struct Tally {
   std::map<std::string, size_t> statuses;  // "OK" -> count (per side)
   size_t match = 0, mismatch = 0, not_compared = 0;  // per item with every side OK
   size_t unexpected = 0;  // statuses that disagree with the baseline (or the sample's validity)
+  size_t known_crashes = 0;  // crashes that are deviations of kind crash of the sample's spec
 };
 // Per backend (the baseline included), in run order.
 std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& results);
-// Whether a backend's side status is a finding: a crash, or accepted where the baseline (or, with
+// Whether a backend's side status is a finding: a crash (but a known crash: run.h known_crash), or accepted where the baseline (or, with
 // none, the sample's validity) says it should be refused, or the other way round.
 bool unexpected(const ItemResult& item, const BackendResult& r, size_t side);
 // Why a backend's result fails (a mismatch, a wrong expected output, an unexpected status), or "".

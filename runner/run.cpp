@@ -10,6 +10,7 @@
 
 #include "argtypes/rng.h"
 #include "generators/generators.h"
+#include "runner/op_facts.h"
 #include "runner/results.h"
 #include "suite/materialize.h"
 #include "suite/model.h"
@@ -79,7 +80,7 @@ Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t r
 Item item_from_sample(const Sample& sample, const std::string& config) {
   Item item;
   item.id = sample_id(sample);
-  item.origin = Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated};
+  item.origin = Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated, sample.deviations};
   Side side;
   side.id = item.id, side.op = sample.op;
   try {
@@ -372,7 +373,9 @@ std::vector<ItemResult> run_here(const std::vector<Item>& items, const RunOption
   Plan plan(items, options, results);
   run_plan(plan, options, [&](size_t task, BackendResult r, const std::string* json) {
     size_t i = task / plan.width(), b = task % plan.width();
-    if (task_json) task_json(i, b, json ? *json : to_json(r).dump());
+    for (const SideResult& side : r.res)
+      if (const Deviation* d = known_crash(items[i], side)) r.notes.emplace_back("known_crash", d->id);
+    if (task_json) task_json(i, b, json && r.notes.empty() ? *json : to_json(r).dump());
     ItemResult& result = results[i];
     result.item = &items[i];
     if (plan.has_baseline() && b == 0)
@@ -446,6 +449,11 @@ SideRun run_side_here(const Side& side, const std::string& backend) {
   RunOptions options;
   SideResult result = run_side(*find_backend(backend), *side.call, options, outputs);
   return {std::move(result), outputs.empty() ? c10::IValue() : outputs.front().value};
+}
+
+const Deviation* known_crash(const Item& item, const SideResult& result) {
+  if (!item.origin || result.status != Status::TimedError || item.origin->deviations.empty()) return nullptr;
+  return runner::known_crash(item.origin->spec, item.origin->deviations, result.err);
 }
 
 opcall::CallOutcome call_outcome(const SideResult& r) {

@@ -15,6 +15,7 @@
 #include "suite/model.h"
 
 namespace opsfuzz {
+struct Deviation;
 struct Sample;
 }
 namespace opsfuzz::suite {
@@ -43,6 +44,7 @@ struct Origin {
   bool valid = true;
   std::string config;   // generation config words
   std::string violated; // the constraint an invalid sample breaks
+  std::vector<std::string> deviations;  // the deviations of its spec it hits (--config contract)
 };
 
 struct Item {
@@ -121,6 +123,10 @@ struct SideRun {
   c10::IValue output;
 };
 SideRun run_side_here(const Side& side, const std::string& backend = "eager_cpu");
+
+// The known crash a side's result on an item is, or nullptr: a SpecDB sample in a deviation of
+// kind crash (op_facts.h known_crash) whose worker died of one of that deviation's signals.
+const Deviation* known_crash(const Item& item, const SideResult& result);
 
 // What one side's run came to, as one call's outcome: OK is accepted; a failed call (INFER_FAIL
 // and the other failures of a call) rejected; a side without a call (its op unknown or its

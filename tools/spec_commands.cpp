@@ -16,7 +16,6 @@
 #include "generators/generators.h"
 #include "specs/db/db.h"
 #include "tools/commands.h"
-#include "tools/known_crashes.h"
 #include "tools/sample_json.h"
 #include "tools/sample_yaml.h"
 

@@ -8,8 +8,8 @@
 
 #include "engine/config.h"
 #include "generators/generators.h"
+#include "runner/op_facts.h"
 #include "runner/run.h"
-#include "tools/known_crashes.h"
 
 namespace opsfuzz {
 
@@ -24,12 +24,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::vector<std::string> sites(const Sample& s) {
-  std::vector<std::string> out = s.deviations;
-  if (!s.valid) out.push_back(s.violated);
-  return out;
-}
-
 bool crashed(const CallOutcome& o) {
   return o.kind == CallOutcome::Crashed || o.kind == CallOutcome::TimedOut;
 }
@@ -41,16 +35,16 @@ bool crashed(const CallOutcome& o) {
 // it, are searched for a known one.
 bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
                  size_t i, const SweepOptions& options, std::string& message) {
-  if (find_known_crash(spec.op(), sites(samples[i]), outcomes[i].message)) return true;
+  if (runner::known_crash(spec.op(), samples[i].deviations, outcomes[i].message)) return true;
   CallOutcome alone = run_sweep_samples({samples[i]}, options).front();
   if (crashed(alone)) return false;
   size_t first = i;
   while (first > 0 && !crashed(outcomes[first - 1])) --first;
   size_t last = std::min(samples.size(), i + 1 + opcall::IsolationOptions{}.window);
   for (size_t j = first; j < last; ++j)
-    if (const KnownCrash* k = find_known_crash(spec.op(), sites(samples[j]), outcomes[i].message)) {
+    if (const Deviation* k = runner::known_crash(spec.op(), samples[j].deviations, outcomes[i].message)) {
       message += "; alone it is " + std::string(name(alone.kind)) + ": blamed on #" +
-                 std::to_string(samples[j].index) + " (" + k->where + ")";
+                 std::to_string(samples[j].index) + " (" + k->id + ")";
       return true;
     }
   message += "; alone it is " + std::string(name(alone.kind)) + ": one of #" +

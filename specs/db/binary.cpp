@@ -180,7 +180,8 @@ Cond no_lowest_dividend(const std::string& op, bool mode) {
   auto d = deviation(deviation_prefix(op) + ".lowest_dividend_by_minus_one",
       "the lowest int32 or int64 dividend divided by -1 kills the process with SIGFPE (x86 idiv traps on the "
       "overflow) instead of wrapping around as the other integer ops do",
-      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
+      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000",
+      {kFloatingPointException});
   return Avoid(d, above_lowest_integer(mode ? " and rounding_mode is given" : "", [mode](const Ctx& c) {
     return !mode || !c.is_none("rounding_mode");
   }));

@@ -435,10 +435,12 @@ Spec grid_sampler_2d() {
 }
 
 BackwardDeviations backward_deviations() {
-  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300, int seed = 0) {
+  auto dev = [](const std::string& what, const char* reason, const char* config, int max = 300, int seed = 0,
+                std::vector<std::string> signals = {}) {
     return deviation("convolution_backward." + what, reason,
                      "ops-fuzz sweep convolution_backward.default " + std::string(config) + " --seed " +
-                         std::to_string(seed) + " --max " + std::to_string(max));
+                         std::to_string(seed) + " --max " + std::to_string(max),
+                     std::move(signals));
   };
   return {
       dev("unchecked_without_convolution",
@@ -453,7 +455,7 @@ BackwardDeviations backward_deviations() {
       dev("grad_output_batch_unchecked",
           "the slow kernels of plain convolutions (float64, int64) do not compare grad_output.size(0) with "
           "input.size(0): a larger batch is taken, a smaller (or empty) one read past its end (segmentation fault)",
-          "--invalid --config contract,empty"),
+          "--invalid --config contract,empty", 300, 0, {kSegfault}),
       dev("bias_sizes_unchecked",
           "bias_sizes is read only on an input without batches or channels (the bias gradient is zeros of "
           "bias_sizes); elsewhere any bias_sizes is taken and the bias gradient is a sum of grad_output",
@@ -461,7 +463,7 @@ BackwardDeviations backward_deviations() {
       dev("bias_gradient_without_bias",
           "output_mask[2] with bias_sizes None is taken (the bias gradient is a sum of grad_output), and aborts on an "
           "input without batches or channels (bad optional access in a noexcept dereference)",
-          "--invalid --config contract,empty", 1000),
+          "--invalid --config contract,empty", 1000, 0, {kAborted}),
       dev("bfloat16_transposed",
           "a transposed convolution of bfloat16 is refused (\"could not create a descriptor for a dilated convolution\")",
           "--config contract,half"),

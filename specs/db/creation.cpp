@@ -217,7 +217,8 @@ Spec local_scalar_dense() {
   auto unchecked = deviation("_local_scalar_dense.numel_unchecked",
       "the kernel never checks that self has one element: it returns the first element of a larger "
       "tensor and reads past the end of an empty one (the process may crash)",
-      "ops-fuzz sweep _local_scalar_dense.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep _local_scalar_dense.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault});
   return Spec("_local_scalar_dense.default")
       .in(Tensor("self")
             .size(Unchecked(unchecked, Named("self has one element", Eq(1)))));

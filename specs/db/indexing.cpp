@@ -17,7 +17,8 @@ Spec index_select() {
   auto many_indices = deviation("index_select.zero_dim_self_many_indices",
       "a zero-dim self with more than one index writes past the end of the result (heap corruption, "
       "often a crash in a later allocation)",
-      "ops-fuzz sweep index_select.default --config contract --seed 3 --max 300");
+      "ops-fuzz sweep index_select.default --config contract --seed 3 --max 300",
+      {kAborted, kSegfault});
   return Spec("index_select.default")
       .in(Tensor("self"))
       .in(Dim("dim").deps("self")
@@ -488,7 +489,8 @@ Spec embedding_dense_backward() {
   auto unchecked = deviation("embedding_dense_backward.indices_unchecked",
       "the CPU kernel does not check that indices are in [0, num_weights): an index out of range adds into "
       "memory outside the gradient (heap corruption, often a crash later)",
-      "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
+      {kAborted, kSegfault, kBusError});
   auto rows = [](int64_t d) { return ite(Term(d) < rank("grad_output") - 1, size("grad_output", d), 1); };
   return Spec("embedding_dense_backward.default")
       .in(Tensor("grad_output").rank(Ge(1)))
@@ -532,23 +534,28 @@ constexpr const char* kContiguousInputs = "_embedding_bag takes every tensor but
 Spec embedding_bag() {
   auto mode = deviation("_embedding_bag.mode_unchecked",
       "the CPU kernel does not check mode: a mode other than 0, 1 or 2 crashes (SIGSEGV)",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault, kAborted});
   auto two_d = deviation("_embedding_bag.indices_rank_unchecked",
       "the CPU kernel takes 2-d indices (its check allows 1 or 2 dims) though bags are offsets into 1-d indices",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault, kAborted});
   auto promoted = deviation("_embedding_bag.index_dtype_promoted",
       "the CPU kernel checks the dtype indices and offsets promote to, not theirs: a smaller integral or bool "
       "one beside an int32 or int64 one is taken",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+      {kAborted, kSegfault});
   auto weight_rank = deviation("_embedding_bag.weight_rank_unchecked",
       "the CPU kernel takes a weight of more than 2 dims (it reads weight.size(0) and weight.size(1) only), and "
       "crashes on some",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault});
   auto offsets = deviation("_embedding_bag.offsets_unchecked",
       "the CPU kernel checks neither that offsets is 1-d (other ranks are refused only by a later shape mismatch, "
       "and an empty one of 2 or more dims crashes) nor that there is a bag for indices (with no offsets, indices "
       "are put in a bag 0 that does not exist: out-of-bounds writes, a crash in the max mode)",
-      "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600");
+      "ops-fuzz sweep _embedding_bag.default --invalid --config contract,empty --seed 0 --max 600",
+      {kSegfault});
   auto no_rows = [](const Ctx& c) { return c.size("weight", 0) == 0; };
   return Spec("_embedding_bag.default")
       .in(Tensor("weight")

@@ -173,10 +173,12 @@ ArgSpec output_mask(const char* weight, const char* bias) {
 Spec native_layer_norm_backward() {
   auto grad_shape = deviation("native_layer_norm_backward.grad_out_shape_unchecked",
       "the kernel does not check grad_out's shape: it reads input.numel() elements of any grad_out",
-      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault});
   auto stat_shape = deviation("native_layer_norm_backward.mean_rstd_shape_unchecked",
       "the kernel does not check the shapes of mean and rstd: it reads one element per normalized row of any",
-      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300",
+      {kSegfault});
   auto bias_dtype = deviation("native_layer_norm_backward.bias_dtype_unchecked",
       "a bias of another dtype than input is taken when output_mask[2] is False (bias only shapes its gradient)",
       "ops-fuzz sweep native_layer_norm_backward.default --invalid --config contract --seed 0 --max 300");

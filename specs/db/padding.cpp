@@ -118,7 +118,8 @@ DeviationRef unchecked_length(const std::string& op) {
   return deviation(op.substr(0, op.find('.')) + ".padding_length_unchecked",
       "the kernel reads the 2n pads it needs without checking len(padding): a shorter list reads past its end "
       "(SIGSEGV or garbage pads), a longer one is taken",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 200");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 200",
+      {kSegfault});
 }
 DeviationRef one_positive_size(const std::string& op, int max = 200) {
   return deviation(op.substr(0, op.find('.')) + ".one_padded_size_checked",

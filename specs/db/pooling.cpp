@@ -85,7 +85,8 @@ Cond no_lowest_by_minus_one(const std::string& op, const std::string& divided, c
   auto lowest_by_minus_one = deviation(op_base(op) + ".lowest_" + divided + "_by_minus_one",
       "an int64 " + what + " the lowest int64 divided by divisor_override -1 kills the process with SIGFPE "
       "(x86 idiv traps on the overflow) instead of wrapping around",
-      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
+      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000",
+      {kFloatingPointException});
   return Avoid(lowest_by_minus_one, above_lowest_integer(" when divisor_override is -1", [](const Ctx& c) {
     return !c.is_none("divisor_override") && c.as_int("divisor_override") == -1;
   }));
@@ -122,7 +123,8 @@ ArgSpec max_indices(const std::string& op, int64_t n) {
   auto outside = deviation(op_base(op) + ".indices_unchecked",
       "indices outside the plane of self are not checked: the kernel writes the gradient there, past the end "
       "of the result",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300",
+      {kAborted, kSegfault, kBusError});
   auto last = expr("the plane of self (its spatial sizes' product) - 1", [n](const Ctx& c) {
     int64_t plane = 1;
     for (int64_t a = 1; a <= n; ++a) plane *= c.size("self", -a);
@@ -140,7 +142,8 @@ Spec window_backward(std::string op, const Window& w) {
       "the kernel checks every dim of grad_output" + std::string(w.max ? " and indices" : "") +
           " against the forward's result but the batch dim, and reads or writes past the end of the one "
           "that is shorter",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300",
+      {kAborted, kSegfault, kBusError});
   ArgSpec grad = Tensor("grad_output").deps("self").dtype(Eq("self.dtype", [](const Ctx& c) { return c.dtype("self"); }));
   if (w.divisor) grad.deps("divisor_override").value(no_lowest_by_minus_one(op, "gradient", "gradient of"));
   Spec spec(op);
@@ -360,11 +363,13 @@ Spec adaptive_avg_pool2d_backward_() {
   auto shape = deviation(op_base(op) + ".grad_shape_unchecked",
       "grad_output's rank, batch and channel dims are not compared with self's: the kernel scatters grad_output's "
       "planes into self's, past the end of the result when grad_output has more",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300",
+      {kSegfault, kAborted});
   auto self_sizes = deviation(op_base(op) + ".self_sizes_unchecked",
       "self's sizes are not checked: an empty spatial dim makes the kernel write past the end of the empty "
       "result; an empty channel dim of an unbatched self is taken",
-      "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
+      "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300",
+      {kSegfault, kAborted});
   return adaptive_backward(op, 2, kMax2dDtypes,
                            {.channels = self_sizes, .batched_channels = true, .spatial = self_sizes}, shape);
 }

@@ -272,7 +272,8 @@ Spec fft_r2c() {
       "the kernel reads self's size at dim[-1] and writes the result's size there (and reads self's sizes at every dim "
       "when normalizing) before pocketfft checks the dims: a dim out of [0, self.rank) reads and writes outside the "
       "size vectors (SIGSEGV, \"free(): invalid size\") or else is refused (\"bad axis number\")",
-      "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000");
+      "ops-fuzz sweep _fft_r2c.default --invalid --config contract --seed 0 --max 1000",
+      {kSegfault, kAborted});
   auto empty_signal = deviation("_fft_r2c.empty_signal_unchecked",
       "a transformed dim of size 0 is accepted: onesided, the result has size 1 along it, never written",
       "ops-fuzz sweep _fft_r2c.default --invalid --config contract,empty --seed 0 --max 300");

@@ -287,7 +287,8 @@ Spec geometry_at(const std::string& op, const std::string& what) {
   auto unchecked = deviation(op.substr(0, op.find('.')) + ".dim_unchecked",
       "dim is neither wrapped nor checked against self.rank: a negative or out-of-range dim reads outside "
       "self's " + what + " (a wrong value, or a segmentation fault), and a 0-dim self is not refused",
-      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 1000");
+      "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 1000",
+      {kSegfault});
   return Spec(op)
       .in(Tensor("self")
             .rank(Unchecked(unchecked, Ge(1))))

@@ -141,10 +141,16 @@ inline Cond Scope(Cond c) { c.role = Role::Scope; return c; }
 // A whole sentence as the label: Named("min or max is given", ...).
 inline Cond Named(std::string sentence, Cond c) { c.text = std::move(sentence), c.sentence = true; return c; }
 
-// A deviation of the linked kernel from the op's contract, with a command that reproduces it.
-inline DeviationRef deviation(std::string id, std::string reason, std::string command) {
-  return std::make_shared<const Deviation>(Deviation{std::move(id), std::move(reason), std::move(command)});
+// A deviation of the linked kernel from the op's contract, with a command that reproduces it; a
+// known crash names the signals it dies of (Deviation::signals).
+inline DeviationRef deviation(std::string id, std::string reason, std::string command,
+                              std::vector<std::string> signals = {}) {
+  return std::make_shared<const Deviation>(
+      Deviation{std::move(id), std::move(reason), std::move(command), std::move(signals)});
 }
+// The signals of known crashes, as strsignal() names them.
+inline const std::string kAborted = "Aborted", kSegfault = "Segmentation fault", kBusError = "Bus error",
+                         kFloatingPointException = "Floating point exception";
 // Keeps valid samples inside `c`, out of a deviation the kernel shows outside it.
 inline Cond Avoid(DeviationRef d, Cond c) { c.role = Role::Avoid, c.deviation = std::move(d); return c; }
 // A rule of the contract the kernel does not check: broken only under the contract.

@@ -28,6 +28,10 @@ struct Deviation {
   std::string id;       // "index_select.zero_dim_self_many_indices"
   std::string reason;   // what the kernel does instead of what the contract says
   std::string command;  // an ops-fuzz command that reproduces it
+  // A deviation of kind crash — a known crash of the linked libtorch — lists the signals a sample
+  // in it may die of, as strsignal() names them ("Aborted", "Segmentation fault"): such a crash is
+  // a finding the sweep, run and GoogleTest know, not a failure of theirs.
+  std::vector<std::string> signals;
 };
 using DeviationRef = std::shared_ptr<const Deviation>;
 

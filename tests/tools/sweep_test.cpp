@@ -1,6 +1,5 @@
 // The SpecDB commands of ops-fuzz, run in-process: selection, reproducing one sample, the sweep
 // over job processes and its JSON report, known crashes.
-#include <fnmatch.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,7 +13,6 @@
 #include "tests/tools/cli_run.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/known_crashes.h"
 
 namespace opsfuzz {
 namespace {
@@ -143,23 +141,6 @@ TEST_F(Tools, EveryUnexpectedResultCarriesACommandThatReproducesIt) {
     EXPECT_NE(e.kind, SweepEvent::NewCrash) << e.where << ": " << e.message << "\n" << e.command;
   EXPECT_TRUE(crashes.passed());
   EXPECT_GT(crashes.deviation, 0u);
-}
-
-TEST_F(Tools, KnownCrashesMatchOpPlaceAndSignal) {
-  const auto& k = known_crashes().front();
-  EXPECT_EQ(find_known_crash(k.op, {k.where}, std::string("killed by signal 11 (") + k.signal + ")"), &k);
-  EXPECT_EQ(find_known_crash(k.op, {"another rule"}, std::string("killed by signal 11 (") + k.signal + ")"), nullptr);
-  EXPECT_EQ(find_known_crash(k.op, {k.where}, "killed by signal 8 (Floating point exception)"), nullptr);
-  EXPECT_NE(find_known_crash("fmod.Tensor", {"fmod.Tensor.lowest_dividend_by_minus_one"},
-                             "killed by signal 8 (Floating point exception)"), nullptr);  // globs
-  // Each entry names deviations of the SpecDB (op and id as globs).
-  for (const auto& c : known_crashes()) {
-    size_t sites = 0;
-    for (const auto& spec : spec_db())
-      for (const auto& d : spec.deviations())
-        sites += fnmatch(c.op, spec.op().c_str(), 0) == 0 && fnmatch(c.where, d.deviation->id.c_str(), 0) == 0;
-    EXPECT_GT(sites, 0u) << c.op << " " << c.where;
-  }
 }
 
 }  // namespace
