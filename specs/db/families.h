@@ -15,7 +15,7 @@ std::span<const SpecFn> unary_specs();
 std::span<const SpecFn> reduction_specs();
 std::span<const SpecFn> shape_specs();
 std::span<const SpecFn> indexing_specs();
-std::span<const SpecFn> conv_pool_specs();
+std::span<const SpecFn> convolution_specs();
 std::span<const SpecFn> pooling_specs();
 std::span<const SpecFn> norm_specs();
 std::span<const SpecFn> creation_specs();
@@ -36,7 +36,7 @@ Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {},
 // (creation.cpp) and reductions (reduction.cpp) cast to it.
 inline std::optional<c10::ScalarType> the_dtype(const Ctx& c) { return c.scalar_type("dtype"); }
 
-// Window rules shared by convolution (conv_pool.cpp) and pooling (pooling.cpp).
+// Window rules shared by convolution (convolution.cpp) and pooling (pooling.cpp).
 // A per-spatial-dim parameter list: one value for all dims, or one per dim.
 Cond param_length(std::string input);
 // The spatial output size of a convolution or pooling window (ATen's pooling_output_shape).

@@ -576,7 +576,7 @@ Spec convolution_backward() {
 
 }  // namespace
 
-std::span<const SpecFn> conv_pool_specs() {
+std::span<const SpecFn> convolution_specs() {
   static constexpr SpecFn table[] = {convolution, conv1d, conv2d, conv_transpose2d, col2im, grid_sampler_2d,
                                      convolution_backward};
   return table;
