@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "argtypes/names.h"
@@ -115,23 +116,33 @@ std::string tensor_node(const at::Tensor& tensor) {
   return "{type: const_tensor, shape: [" + joined(sizes) + "], dtype: " + dtype + ", value: " + value + "}";
 }
 
-// A Python float: a literal, or a scalar node holding the bits of a NaN that .nan does not give.
-std::string double_node(double d) {
-  std::string text = float_text(d);
-  return text.starts_with('"') ? "{type: scalar, dtype: float64, value: " + text + "}" : text;
+// The value as a YAML literal, for a const node to carry: numbers, bools, strings, None and lists of
+// them; nullopt for a value that needs a node of its own (a tensor, a NaN that .nan does not give,
+// a list holding one) or that the format has no form for.
+std::optional<std::string> literal(const c10::IValue& v) {
+  if (v.isNone() || (v.isTensor() && !v.toTensor().defined())) return "null";  // undefined: an absent optional
+  if (v.isBool()) return v.toBool() ? "true" : "false";
+  if (v.isInt()) return std::to_string(v.toInt());
+  if (v.isDouble()) {
+    std::string text = float_text(v.toDouble());
+    if (text.starts_with('"')) return std::nullopt;  // bits
+    return text;
+  }
+  if (v.isString()) return yaml_string(v.toStringRef());
+  if (v.isDevice()) return yaml_string(v.toDevice().str());
+  if (!v.isList() && !v.isTuple()) return std::nullopt;
+  std::vector<std::string> texts;
+  for (const auto& item : v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec()) {
+    auto text = literal(item);
+    if (!text) return std::nullopt;
+    texts.push_back(*text);
+  }
+  return "[" + joined(texts) + "]";
 }
 
-// A list literal, or a tuple node when an element is a node (a literal list would keep it a mapping).
-std::string list_node(const std::vector<c10::IValue>& items) {
-  std::vector<std::string> texts;
-  bool nodes = false;
-  for (const auto& item : items) {
-    texts.push_back(yaml_node(item));
-    nodes = nodes || texts.back().starts_with('{');
-  }
-  std::string list = std::string("[").append(joined(texts)).append("]");
-  return nodes ? "{type: tuple, elems: " + list + "}" : list;
-}
+// opdiff takes no literal where a node is expected: a literal goes in a const node, which the
+// loader reads as the same value.
+std::string const_node(const std::string& literal_text) { return "{type: const, value: " + literal_text + "}"; }
 
 // An enum argument by its name when the name reads back as it, by its number otherwise.
 template <class Enum, class Parse>
@@ -165,22 +176,25 @@ std::string test_comments(const Sample& s, const YamlOrigin& origin) {
 }  // namespace
 
 std::string yaml_node(const c10::IValue& v) {
-  if (v.isNone()) return "null";
-  if (v.isTensor()) return v.toTensor().defined() ? tensor_node(v.toTensor()) : "null";  // an absent optional
-  if (v.isBool()) return v.toBool() ? "true" : "false";
-  if (v.isInt()) return std::to_string(v.toInt());
-  if (v.isDouble()) return double_node(v.toDouble());
-  if (v.isString()) return yaml_string(v.toStringRef());
-  if (v.isDevice()) return yaml_string(v.toDevice().str());
-  if (v.isList()) return list_node(v.toListRef().vec());
-  if (v.isTuple()) return list_node(v.toTupleRef().elements().vec());
+  if (auto text = literal(v)) return const_node(*text);
+  if (v.isTensor()) return tensor_node(v.toTensor());
+  // A Python float whose NaN .nan does not give: a scalar node holding its bits.
+  if (v.isDouble()) return "{type: scalar, dtype: float64, value: " + float_text(v.toDouble()) + "}";
+  // A list holding a node: a tuple node (a const list would keep a node a mapping).
+  if (v.isList() || v.isTuple()) {
+    std::vector<std::string> nodes;
+    for (const auto& item : v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec())
+      nodes.push_back(yaml_node(item));
+    return "{type: tuple, elems: [" + joined(nodes) + "]}";
+  }
   throw std::invalid_argument("a " + std::string(v.tagKind()) + " value has no form in the YAML suite format");
 }
 
 std::string yaml_argument(ArgType type, const c10::IValue& v) {
-  if (v.isInt() && is_scalar_type(type)) return enum_text<c10::ScalarType>(v.toInt(), parse_dtype);
-  if (v.isInt() && is_memory_format(type)) return enum_text<c10::MemoryFormat>(v.toInt(), parse_memory_format);
-  if (v.isInt() && is_layout(type)) return enum_text<c10::Layout>(v.toInt(), parse_layout);
+  if (v.isInt() && is_scalar_type(type)) return const_node(enum_text<c10::ScalarType>(v.toInt(), parse_dtype));
+  if (v.isInt() && is_memory_format(type))
+    return const_node(enum_text<c10::MemoryFormat>(v.toInt(), parse_memory_format));
+  if (v.isInt() && is_layout(type)) return const_node(enum_text<c10::Layout>(v.toInt(), parse_layout));
   return yaml_node(v);
 }
 
@@ -206,6 +220,9 @@ YamlSuiteWriter::YamlSuiteWriter(std::ostream& out, YamlOrigin origin) : out_(ou
        << (origin_.config.empty() ? "default" : origin_.config) << ".\n"
        << "# One test per sample; the comment above each names the command that regenerates it. Values are\n"
        << "# exact (docs/yaml-format.md); tensors are written by value, so non-contiguous ones become contiguous.\n"
+       << "# Every value is a node opdiff reads, except what its format cannot hold, written as ops-fuzz\n"
+       << "# extends it (Exact values): bfloat16 tensors, complex elements as [real, imaginary] pairs, NaNs\n"
+       << "# with a sign or payload as \"bits:0x...\".\n"
        << "tests:\n";
 }
 

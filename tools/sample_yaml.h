@@ -38,13 +38,15 @@ class YamlSuiteWriter {
 // regenerates it.
 std::string to_yaml_test(const Spec& spec, const Sample& s, const YamlOrigin& origin);
 
-// A value as the suite format writes it, materializing to the same bits: a tensor as a
+// A value as a node of the suite format, materializing to the same bits: a tensor as a
 // const_tensor (a scalar_tensor when 0-dim) holding its values, contiguous; numbers, bools,
-// strings and None as literals; lists as literals, or as tuple nodes when an element needs a
-// node. Throws std::invalid_argument for a value the format has no form for.
+// strings, None and lists of them as const nodes (opdiff refuses a bare literal where a node is
+// expected); a float NaN that .nan does not give as a scalar node of its bits; a list holding a
+// node as a tuple node. Throws std::invalid_argument for a value the format has no form for.
 std::string yaml_node(const c10::IValue& v);
 
-// One argument's value read by its ArgType: dtype, memory-format and layout enums by name.
+// One argument's value read by its ArgType: dtype, memory-format and layout enums as const nodes
+// of their names.
 std::string yaml_argument(ArgType type, const c10::IValue& v);
 
 }  // namespace opsfuzz
