@@ -15,6 +15,9 @@ constexpr uint64_t splitmix64(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
+// splitmix64's output for state x, the state left as it was: a hash of one word.
+constexpr uint64_t mix64(uint64_t x) { return splitmix64(x); }
+
 // A seed for stream `stream` of `seed` (a sample index, a round, a worker).
 constexpr uint64_t derive_seed(uint64_t seed, uint64_t stream) {
   uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);

@@ -2,6 +2,8 @@
 
 #include "generators/generators.h"
 
+#include "argtypes/rng.h"
+
 #include <bit>
 #include <cmath>
 #include <utility>
@@ -10,15 +12,8 @@ namespace opsfuzz {
 
 namespace {
 
-uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // Order-sensitive: mix(mix(h, a), b) != mix(mix(h, b), a).
-uint64_t mix(uint64_t h, uint64_t v) { return splitmix(h ^ splitmix(v)); }
+uint64_t mix(uint64_t h, uint64_t v) { return mix64(h ^ mix64(v)); }
 
 // Tags keep the classes of different kinds of value apart (None vs the integer class 0, ...).
 enum Tag : uint64_t { kNone = 1, kTensor, kTensorList, kNoneEntry, kScalar, kIntList, kInt, kFloat, kBool, kExact,
@@ -100,7 +95,7 @@ bool KeySet::insert(uint64_t key) {
       if (k) insert(k);
   }
   const size_t mask = slots_.size() - 1;
-  for (size_t i = splitmix(key) & mask;; i = (i + 1) & mask) {
+  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
     if (slots_[i] == key) return false;
     if (slots_[i] == 0) {
       slots_[i] = key;
@@ -129,7 +124,7 @@ size_t DiversityCounter::observe(std::span<const MetaArg> metas) {
   // (a, b) and (b, a) apart).
   for (size_t i = 0; i < metas.size(); ++i)
     for (size_t j = i + 1; j < metas.size(); ++j)
-      fresh += pairs_.insert(splitmix(classes_[i] ^ std::rotl(classes_[j], 23)));
+      fresh += pairs_.insert(mix64(classes_[i] ^ std::rotl(classes_[j], 23)));
   return fresh;
 }
 

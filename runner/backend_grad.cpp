@@ -9,6 +9,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "argtypes/text.h"
 #include "runner/builtin.h"
 #include "runner/values.h"
 #include "suite/modules.h"
@@ -48,12 +49,6 @@ bool matches(double value, double reference) {
 }
 // Two finite differences agree when either could be the reference.
 bool agree(double a, double b) { return matches(a, b) || matches(b, a); }
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
 
 // Autograd's ways of saying an op has no derivative (derivatives.yaml's not_implemented, complex
 // outputs of real-only formulas, a formula that refuses the point).
@@ -269,7 +264,7 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
     leaves.clear();
     for (const auto& t : eval.inputs()) leaves.push_back(t.detach().requires_grad_(true));
     if (leaves.empty())
-      throw Skip("no differentiable inputs: autograd refuses " + join(eval.excluded()));
+      throw Skip("no differentiable inputs: autograd refuses " + join(eval.excluded(), ","));
     if (int64_t n = real_elements(leaves); n > kMaxInputElements)
       throw Skip(std::to_string(n) + " differentiable input elements exceed the cap of " +
                  std::to_string(kMaxInputElements) + " (finite differences cost two calls each)");
@@ -358,7 +353,7 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
   }
   pass.flat_output = y.detach();
   if (!eval.excluded().empty())
-    pass.notes.emplace_back("not_differentiable_args", join(eval.excluded()));
+    pass.notes.emplace_back("not_differentiable_args", join(eval.excluded(), ","));
   return pass;
 }
 

@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "argtypes/text.h"
 #include "runner/values.h"
 
 namespace opsfuzz::runner {
@@ -200,12 +201,6 @@ at::Tensor plain(const at::Tensor& t, c10::ScalarType dtype) {
 }
 
 // ---------------------------------------------------------------------------------- leaves
-
-std::string sizes_text(c10::IntArrayRef sizes) {
-  std::string text = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
-  return text + "]";
-}
 
 // The index of the flat (row-major) position `flat` in a tensor of `sizes`: " at [1, 4]".
 std::string index_text(int64_t flat, c10::IntArrayRef sizes) {

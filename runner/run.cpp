@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "argtypes/rng.h"
+#include "argtypes/text.h"
 #include "generators/generators.h"
 #include "runner/op_facts.h"
 #include "runner/results.h"
@@ -197,12 +198,6 @@ bool fixed_values(const suite::Node& n) {
   }
 }
 
-std::string shape_text(at::IntArrayRef sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 // An output against its test's `out`: values compared as outputs are (exact for integral and
 // bool, within the dtype's tolerance for floats); for a sampled tensor node, dtype and shape.
 std::optional<Diff> check_expected(const Side& side, const c10::IValue& output) {
@@ -210,13 +205,13 @@ std::optional<Diff> check_expected(const Side& side, const c10::IValue& output) 
   if (fixed_values(expected)) return compare(output, suite::materialize(expected, side.expected_seed));
   if (expected.type != suite::NodeType::Tensor) return std::nullopt;
   Diff d;
-  std::string want = shape_text(expected.shape) + " " + c10::toString(expected.dtype);
+  std::string want = sizes_text(expected.shape) + " " + c10::toString(expected.dtype);
   if (!output.isTensor()) {
     d.match = false, d.why = "output: " + opcall::describe(output) + " vs expected tensor " + want;
   } else if (const at::Tensor& t = output.toTensor(); t.sizes() != at::IntArrayRef(expected.shape) ||
                                                         t.scalar_type() != expected.dtype) {
     d.match = false;
-    d.why = "output: " + shape_text(t.sizes()) + " " + c10::toString(t.scalar_type()) + " vs expected " + want;
+    d.why = "output: " + sizes_text(t.sizes()) + " " + c10::toString(t.scalar_type()) + " vs expected " + want;
   }
   return d;
 }

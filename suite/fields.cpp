@@ -4,6 +4,7 @@
 #include <span>
 
 #include "argtypes/names.h"
+#include "argtypes/text.h"
 #include "suite/nodes.h"
 
 namespace opsfuzz::suite {
@@ -11,12 +12,6 @@ namespace opsfuzz::suite {
 namespace {
 
 using Keys = std::vector<std::string>;
-
-std::string join(std::span<const std::string> names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 const std::vector<std::pair<std::string, Init>> kInits = {
     {"normal", Init::Normal}, {"uniform", Init::Uniform}, {"randint", Init::Randint},

@@ -23,8 +23,6 @@ uint64_t fnv1a(uint64_t h, std::string_view bytes) {
   return h;
 }
 
-// splitmix64's output for state x (the generator's step, without keeping the state).
-uint64_t mix(uint64_t x) { return splitmix64(x); }
 
 at::TensorOptions doubles() { return at::TensorOptions().dtype(at::kDouble); }
 
@@ -260,7 +258,7 @@ uint64_t input_seed(uint64_t run_seed, std::string_view test_id, std::string_vie
   uint64_t h = fnv1a(0xcbf29ce484222325ULL, test_id);
   h = fnv1a(h, std::string_view("\0", 1));  // keeps ("ab", "c") apart from ("a", "bc")
   h = fnv1a(h, path);
-  return mix(run_seed ^ mix(h));
+  return mix64(run_seed ^ mix64(h));
 }
 
 c10::IValue literal_ivalue(const YamlValue& v) {

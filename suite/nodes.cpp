@@ -4,6 +4,7 @@
 #include <span>
 
 #include "argtypes/names.h"
+#include "argtypes/text.h"
 
 namespace opsfuzz::suite {
 
@@ -14,12 +15,6 @@ using Keys = std::vector<std::string>;
 const Keys kNodeTypes = {"ref",  "tensor", "scalar",   "scalar_tensor", "int_list",
                          "list", "tuple",  "optional", "const",         "const_tensor",
                          "var",  "module", "construct"};
-
-std::string join(std::span<const std::string> names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 std::string join_ints(const std::vector<int64_t>& ints) {
   std::string out;

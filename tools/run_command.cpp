@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "argtypes/text.h"
 #include "generators/generators.h"
 #include "runner/results.h"
 #include "runner/run.h"
@@ -20,18 +21,6 @@ namespace opsfuzz {
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(sep, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
 
 runner::RunOptions run_options(const RunCommand& o) {
   runner::RunOptions r;

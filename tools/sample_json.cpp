@@ -5,17 +5,14 @@
 
 #include <cmath>
 
+#include "runner/results.h"
+
 namespace opsfuzz {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// JSON has no NaN or infinity: they are written as the strings "nan", "inf", "-inf".
-Json number(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  return d;
-}
+Json number(double d) { return runner::json_number(d); }  // "nan", "inf", "-inf" as strings
 
 // dtype, shape, strides and a few statistics of the values (computed in double).
 Json tensor_json(const at::Tensor& t) {

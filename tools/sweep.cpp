@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "argtypes/text.h"
 #include "engine/config.h"
 #include "generators/generators.h"
 #include "runner/op_facts.h"
@@ -16,13 +17,6 @@ namespace opsfuzz {
 using opcall::CallOutcome;
 
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  if (s.find_first_of(" '\"*?;&|$\\") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 bool crashed(const CallOutcome& o) {
   return o.kind == CallOutcome::Crashed || o.kind == CallOutcome::TimedOut;

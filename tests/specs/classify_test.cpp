@@ -4,6 +4,7 @@
 #include "generators/classify.h"
 #include "specs/db/db.h"
 #include "specs/model/relations.h"
+#include "tests/specs/spec_ops.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -30,10 +31,9 @@ std::vector<Sample> generate(const Spec& spec, const Config& cfg, Validity v, ui
 
 // A list as a set's text: the order in which deviations are met differs between generation
 // (when their values are chosen) and classification (in the order of the spec).
-std::string join(const std::vector<std::string>& list) {
-  std::string s;
-  for (const auto& x : std::set<std::string>(list.begin(), list.end())) s += (s.empty() ? "" : "; ") + x;
-  return "{" + s + "}";
+std::string as_set(const std::vector<std::string>& list) {
+  std::set<std::string> set(list.begin(), list.end());
+  return "{" + join(std::vector<std::string>(set.begin(), set.end()), "; ") + "}";
 }
 
 std::string describe(const Sample& s) {
@@ -56,12 +56,12 @@ class Classify : public ::testing::TestWithParam<std::string> {
         Classification c = classify(spec, in_spec_order(spec, s), cfg);
         std::vector<std::string> expected;
         if (!s.valid) expected.push_back(s.violated);
-        EXPECT_EQ(join(c.broken), join(expected)) << describe(s);
-        EXPECT_EQ(join(c.deviations), join(s.deviations)) << describe(s);
-        EXPECT_EQ(join(c.outside_scope), "{}") << describe(s);
+        EXPECT_EQ(as_set(c.broken), as_set(expected)) << describe(s);
+        EXPECT_EQ(as_set(c.deviations), as_set(s.deviations)) << describe(s);
+        EXPECT_EQ(as_set(c.outside_scope), "{}") << describe(s);
         // A valid sample's constraints are all defined on it; an invalid one may leave some
         // undefined (they read the argument it breaks), as generation leaves them out.
-        if (s.valid) EXPECT_EQ(join(c.unevaluated), "{}") << describe(s);
+        if (s.valid) EXPECT_EQ(as_set(c.unevaluated), "{}") << describe(s);
         ++classified;
       }
     return classified;
@@ -76,20 +76,7 @@ TEST_P(Classify, NamesTheDeviationsUnderTheContract) {
   EXPECT_GE(agree(Config::parse("contract,half,empty,permuted,strided")), kSamples);
 }
 
-std::vector<std::string> all_ops() {
-  std::vector<std::string> out;
-  for (const auto& s : spec_db()) out.push_back(s.op());
-  return out;
-}
-
-std::string identifier(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(, Classify, ::testing::ValuesIn(all_ops()), identifier);
+INSTANTIATE_TEST_SUITE_P(, Classify, ::testing::ValuesIn(testing::all_ops()), testing::op_param_name);
 
 // ---- Roles, values and joints on small specs ---------------------------------------------
 
@@ -115,43 +102,43 @@ Classification classify_toy(at::Tensor self, int64_t dim, c10::IValue n) {
 
 TEST(ClassifyRoles, ValidInputs) {
   auto c = classify_toy(at::ones({2, 4}), -2, int64_t{2});
-  EXPECT_TRUE(c.valid()) << join(c.broken) << join(c.unevaluated);
-  EXPECT_EQ(join(c.deviations), "{}");
-  EXPECT_EQ(join(c.outside_scope), "{}");
+  EXPECT_TRUE(c.valid()) << as_set(c.broken) << as_set(c.unevaluated);
+  EXPECT_EQ(as_set(c.deviations), "{}");
+  EXPECT_EQ(as_set(c.outside_scope), "{}");
 }
 
 TEST(ClassifyRoles, EachBrokenRuleByItsLabel) {
   auto c = classify_toy(at::ones({2, 4}, at::kInt), 2, int64_t{3});
-  EXPECT_EQ(join(c.broken), "{dim in [-self.rank, self.rank); n <= self.rank; self.dtype in {float32, float64}}");
+  EXPECT_EQ(as_set(c.broken), "{dim in [-self.rank, self.rank); n <= self.rank; self.dtype in {float32, float64}}");
   EXPECT_FALSE(c.valid());
 }
 
 TEST(ClassifyRoles, AvoidIsADeviationAndScopeIsNoRule) {
   auto c = classify_toy(at::ones({2, 3, 2, 2}), 0, int64_t{1});
-  EXPECT_EQ(join(c.broken), "{}");
-  EXPECT_EQ(join(c.deviations), "{toy.odd}");
-  EXPECT_EQ(join(c.outside_scope), "{self.rank <= 3}");
+  EXPECT_EQ(as_set(c.broken), "{}");
+  EXPECT_EQ(as_set(c.deviations), "{toy.odd}");
+  EXPECT_EQ(as_set(c.outside_scope), "{self.rank <= 3}");
 }
 
 TEST(ClassifyRoles, TheConfigurationsLimitsAreScopeOnly) {
   auto c = classify_toy(at::ones({2, 10}, at::kHalf), 0, int64_t{1});
-  EXPECT_EQ(join(c.broken), "{self.dtype in {float32, float64}}");
-  EXPECT_EQ(c.outside_scope.size(), 2u) << join(c.outside_scope);  // float16 and a size past 8
+  EXPECT_EQ(as_set(c.broken), "{self.dtype in {float32, float64}}");
+  EXPECT_EQ(c.outside_scope.size(), 2u) << as_set(c.outside_scope);  // float16 and a size past 8
 }
 
 TEST(ClassifyRoles, EveryElementIsTested) {
   at::Tensor t = at::ones({2, 2});
   EXPECT_TRUE(classify_toy(t, 0, int64_t{1}).valid());
   t[1][1] = -1;
-  EXPECT_EQ(join(classify_toy(t, 0, int64_t{1}).broken), "{self values >= 0}");
+  EXPECT_EQ(as_set(classify_toy(t, 0, int64_t{1}).broken), "{self values >= 0}");
   t[1][1] = std::nan("");
-  EXPECT_EQ(join(classify_toy(t, 0, int64_t{1}).broken), "{self values >= 0}");  // NaN is not >= 0
+  EXPECT_EQ(as_set(classify_toy(t, 0, int64_t{1}).broken), "{self values >= 0}");  // NaN is not >= 0
   t[1][1] = INFINITY;
   EXPECT_TRUE(classify_toy(t, 0, int64_t{1}).valid());
 }
 
 TEST(ClassifyRoles, NoneOfAnOptionalIsTested) {
-  EXPECT_EQ(join(classify_toy(at::ones({2}), 0, c10::IValue()).broken), "{n is not None}");
+  EXPECT_EQ(as_set(classify_toy(at::ones({2}), 0, c10::IValue()).broken), "{n is not None}");
 }
 
 TEST(ClassifyRoles, AnInputOfTheWrongKindNamesTheArgument) {
@@ -166,7 +153,7 @@ TEST(ClassifyRoles, AnInputOfTheWrongKindNamesTheArgument) {
 TEST(ClassifyRoles, FloatAndBoolListsEntryByEntry) {
   Spec s("lists.default");
   s.in(FloatListOpt("scales").length(Eq(2)).value(Gt(0))).in(BoolList("mask").length(Eq(3)));
-  auto broken = [&](c10::IValue scales, c10::IValue mask) { return join(classify(s, {std::move(scales), std::move(mask)}).broken); };
+  auto broken = [&](c10::IValue scales, c10::IValue mask) { return as_set(classify(s, {std::move(scales), std::move(mask)}).broken); };
   c10::List<bool> mask({true, false, true});
   EXPECT_EQ(broken(c10::List<double>({0.5, 2}), mask), "{}");
   EXPECT_EQ(broken(c10::IValue(), mask), "{}");
@@ -183,7 +170,7 @@ TEST(ClassifyRoles, AConstraintUndefinedOnTheInputsIsNeitherKeptNorBroken) {
         return c.size("self", c.as_int("dim"));
       })));
   auto c = classify(s, {at::ones({3}), int64_t{5}, int64_t{0}});
-  EXPECT_EQ(join(c.broken), "{dim in [-self.rank, self.rank)}");
+  EXPECT_EQ(as_set(c.broken), "{dim in [-self.rank, self.rank)}");
   ASSERT_EQ(c.unevaluated.size(), 1u);
   EXPECT_EQ(c.unevaluated[0].rfind("index < self.size(dim): ", 0), 0u) << c.unevaluated[0];
 }

@@ -8,6 +8,7 @@
 #include "generators/generators.h"
 #include "runner/run.h"
 #include "specs/db/db.h"
+#include "tests/specs/spec_ops.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -82,17 +83,7 @@ TEST_P(SpecDB, InvalidSamplesAreRejected) {
   EXPECT_GE(rejected, 0.98);
 }
 
-std::vector<std::string> all_ops() {
-  std::vector<std::string> out;
-  for (const auto& s : spec_db()) out.push_back(s.op());
-  return out;
-}
-
-std::string identifier(std::string n) {
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
+using testing::all_ops;
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return identifier(std::get<0>(info.param)) + "__" + std::get<1>(info.param);
@@ -306,7 +297,7 @@ std::vector<std::string> joint_ops() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_ops()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return identifier(info.param); });
+                         testing::op_param_name);
 
 // Distinct values of `key` over 200 valid samples of `op`.
 template <class Key> size_t distinct(const char* op, Key key) {

@@ -9,6 +9,7 @@
 #include "engine/config.h"
 #include "generators/generators.h"
 #include "specs/db/db.h"
+#include "tests/specs/spec_ops.h"
 #include "tests/tools/cli_run.h"
 #include "tools/describe.h"
 
@@ -41,18 +42,6 @@ std::set<std::string> breakable_labels(const Spec& spec) {
   for (const auto& j : spec.joints())
     if (j.negatable(true)) out.insert(j.label);
   return out;
-}
-
-std::vector<std::string> all_ops() {
-  std::vector<std::string> out;
-  for (const auto& s : spec_db()) out.push_back(s.op());
-  return out;
-}
-
-std::string identifier(std::string n) {
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
 }
 
 class Describe : public ::testing::TestWithParam<std::string> {
@@ -90,8 +79,7 @@ TEST_P(Describe, NamesTheLabelOfEveryInvalidSample) {
   EXPECT_EQ(list, "") << "labels of invalid samples missing from the description:\n" << list << "in:\n" << text;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, Describe, ::testing::ValuesIn(all_ops()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return identifier(info.param); });
+INSTANTIATE_TEST_SUITE_P(Ops, Describe, ::testing::ValuesIn(testing::all_ops()), testing::op_param_name);
 
 TEST(DescribeCommand, SpellsOutWhatAFamilyBuilderMade) {
   auto run = cli({"describe", "add.Tensor"});
