@@ -1,6 +1,9 @@
 // What the engine may generate: structural limits and the tensor configuration.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 #include "argtypes/meta_arg.h"
 
 #include <c10/core/ScalarType.h>
@@ -56,11 +59,19 @@ struct Config {
   // (where the kernel departs from the contract) and invalid ones may break rules the kernel
   // does not check; samples say which deviations they hit.
   bool contract = false;
-  // Parses "zerodim,empty,half,transposed,permuted,strided,channels_last,extremes,rounding,
-  // integral,contract" (a leading
-  // "no" switches a default off: "nozerodim"), and "sampling" or "z3" for joint constraints.
-  // Throws std::invalid_argument on an unknown word.
+  // Parses comma-separated config words (config_words(); a leading "no" switches a tensor word
+  // or contract off: "nozerodim"). Throws std::invalid_argument on an unknown word.
   static Config parse(const std::string& words);
 };
+
+// One word of --config, with what it does: the one list the parser, the command line's help and
+// the tests read.
+struct ConfigWord {
+  enum Kind { Tensor, Contract, Joint } kind;  // a tensor configuration; the contract; a joint strategy
+  std::string_view word;
+  std::string_view help;
+  void (*set)(Config&, bool on);
+};
+std::span<const ConfigWord> config_words();
 
 }  // namespace opsfuzz

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "argtypes/text.h"
 #include "generators/generators.h"
 #include "runner/results.h"
 #include "specs/db/db.h"
@@ -23,23 +24,8 @@ namespace opsfuzz::gtest {
 
 namespace {
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, sep);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
-
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-// A name GoogleTest reads as one part: every character but letters, digits and '_' becomes '_'.
-std::string identifier(std::string text) {
-  for (char& c : text)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  return text;
 }
 
 bool cache_disabled() {
@@ -261,9 +247,6 @@ std::string inputs(const runner::Side& side) {
   return text;
 }
 
-// A word for a POSIX shell (the names here hold no quote).
-std::string shell_word(const std::string& s) { return "'" + s + "'"; }
-
 }  // namespace
 
 std::vector<std::string> effective_targets(const std::vector<std::string>& defaults) {
@@ -303,10 +286,10 @@ size_t SpecDBTests::register_tests() {
                            (config_.empty() ? "" : ", config " + config_) + ")"});
     }
     auto reproduce = [&, op = spec->op()](size_t k, const std::string& target) {
-      std::string cmd = "ops-fuzz run --ops " + shell_word(op) + " --seed " + std::to_string(seed_) + " --max " +
+      std::string cmd = "ops-fuzz run --ops " + shell_quote(op) + " --seed " + std::to_string(seed_) + " --max " +
                         std::to_string(k + 1) + (invalid_ ? " --invalid" : "") +
-                        (config_.empty() ? "" : " --config " + shell_word(config_)) + " --backends " + shell_word(target);
-      if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_word(o.baseline);
+                        (config_.empty() ? "" : " --config " + shell_quote(config_)) + " --backends " + shell_quote(target);
+      if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_quote(o.baseline);
       return cmd + "  (the last item)";
     };
     n += register_cases(o, fixture, names, reproduce);
@@ -335,9 +318,9 @@ size_t YamlTests::register_tests() {
     names.push_back({"Yaml/" + stem, name, path_ + ": " + id});
   }
   auto reproduce = [&](size_t k, const std::string& target) {
-    std::string cmd = "ops-fuzz run " + shell_word(path_) + " --test-ids " + shell_word(ids[k]) + " --seed " +
-                      std::to_string(seed_) + " --backends " + shell_word(target);
-    if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_word(o.baseline);
+    std::string cmd = "ops-fuzz run " + shell_quote(path_) + " --test-ids " + shell_quote(ids[k]) + " --seed " +
+                      std::to_string(seed_) + " --backends " + shell_quote(target);
+    if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_quote(o.baseline);
     return cmd;
   };
   return register_cases(o, fixture, names, reproduce);

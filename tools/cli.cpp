@@ -18,7 +18,7 @@ namespace opsfuzz {
 namespace {
 
 // --config: checked when parsed, so a bad word is a usage error naming the option.
-CLI::Validator config_words() {
+CLI::Validator config_validator() {
   return CLI::Validator(
       [](std::string& words) {
         try {
@@ -31,23 +31,31 @@ CLI::Validator config_words() {
       "WORDS");
 }
 
-const char* kConfigHelp =
-    "comma-separated: zerodim, empty, half, transposed, permuted, strided, channels_last ('no' "
-    "switches a default off: nozerodim); extremes, rounding, integral (tensors' values favour the "
-    "dtype's extremes, exact halves and integral-valued floats, integers at their bounds); contract (the op's contract without the spec's "
-    "deviations: samples may hit them, and say which; see list-specs --deviations); z3 (joint "
-    "constraints solved by look-ahead, the default with Z3) or sampling (retried until they hold)";
-
-void add_selection(CLI::App* cmd, OpSelection& s) {
-  cmd->add_option("OP", s.ops, "ops of the SpecDB by name (every op when none is named)");
-  cmd->add_option("--ops", s.globs, "ops by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
+// The words of engine/config.h, each with what it does.
+std::string config_help() {
+  std::string help = "comma-separated words ('no' switches one off: nozerodim):";
+  for (const ConfigWord& w : config_words()) help += " " + std::string(w.word) + " (" + std::string(w.help) + ");";
+  help.back() = '.';
+  return help;
 }
 
-// --seed, --max, --config: what selects the samples of an op.
+}  // namespace
+
+void add_ops_option(CLI::App* cmd, OpSelection& s) {
+  cmd->add_option("--ops", s.globs, "ops of the SpecDB by glob, comma-separated: 'add.*,sub.*'")->delimiter(',');
+}
+
 void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& config, const char* max_help) {
   cmd->add_option("--seed", seed, "seed of the run; (op, seed, index) regenerates a sample")->capture_default_str();
   cmd->add_option("--max", max, max_help)->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--config", config, kConfigHelp)->check(config_words());
+  cmd->add_option("--config", config, config_help())->check(config_validator());
+}
+
+namespace {
+
+void add_selection(CLI::App* cmd, OpSelection& s) {
+  cmd->add_option("OP", s.ops, "ops of the SpecDB by name (every op when none is named)");
+  add_ops_option(cmd, s);
 }
 
 void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, int64_t& index,
@@ -175,8 +183,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   check_cmd->add_option("--seed", check.suite.seed, "seed of the inputs (as run-eager's)")->capture_default_str();
   check_cmd->add_option("--config", check.config,
                         "the configuration whose limits (dtypes, rank, sizes, list lengths) bound the generation "
-                        "scope: " + std::string(kConfigHelp))
-      ->check(config_words());
+                        "scope: " + std::string(config_help()))
+      ->check(config_validator());
   check_cmd->add_flag("--expect-valid", check.expect_valid,
                       "exit 1 unless every selected test with a spec is valid (for CI of hand-written suites)");
   check_cmd->callback([&] { command = [&] { return check_suite(check, out, err); }; });

@@ -10,6 +10,10 @@
 #include "tools/calibrate.h"
 #include "tools/sweep.h"
 
+namespace CLI {
+class App;
+}
+
 namespace opsfuzz {
 
 // A problem of the command line (exit code 2), reported with the command's name.
@@ -23,6 +27,10 @@ struct OpSelection {
   std::vector<std::string> globs; // --ops 'add.*,sub.*'
 };
 std::vector<const Spec*> select_specs(const OpSelection& selection);
+// --ops GLOB,...: the shared option of the commands that select ops of the SpecDB.
+void add_ops_option(CLI::App* cmd, OpSelection& s);
+// --seed, --max, --config (its words checked when parsed): what selects the samples of an op.
+void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& config, const char* max_help);
 
 // --shard I/N: one part of a split that is the same on every machine (element k of a command's
 // ordered work belongs to shard k % N), so that CTest, Kubernetes or Slurm can run the parts side

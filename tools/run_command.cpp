@@ -130,10 +130,9 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
       "with the baseline (pair tests: side a with side b) and writes opdiff's JSONL. Exit 1 on any mismatch, "
       "crash or unexpected status");
   run->add_option("FILE", o->file, "a YAML test suite")->check(CLI::ExistingFile);
-  run->add_option("--ops", o->selection.globs, "SpecDB ops by glob, comma-separated: 'add.*,mm.*'")->delimiter(',');
+  add_ops_option(run, o->selection);
   run->add_flag("--invalid", o->invalid, "SpecDB samples that violate one constraint");
-  run->add_option("--config", o->config, "generation configuration words (as generate's)");
-  run->add_option("--max", o->max, "SpecDB samples per op")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_samples(run, o->seed, o->max, o->config, "SpecDB samples per op");
   run->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
   run->add_option("--baseline", o->baseline, "the backend others are compared with");
   run->add_option("--test-ids", o->test_ids, "semicolon-separated test ids; one ending in '*' is a prefix");
@@ -146,7 +145,6 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
       ->capture_default_str()->check(CLI::PositiveNumber);
   run->add_option("--num-sampled-inputs", o->sampled_inputs, "runs of each YAML test, each with its own inputs")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  run->add_option("--seed", o->seed, "seed of inputs and samples")->capture_default_str();
   run->add_option("--mode", o->mode, "1: accuracy (one comparison); 2: timing (every repeat's time and comparison)")
       ->capture_default_str()->check(CLI::Range(1, 2));
   run->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();

@@ -26,8 +26,14 @@ using opcall::CallOutcome;
 using runner::run_samples;
 
 constexpr size_t kSamples = 300;
-const std::vector<std::string> kConfigs = {"default", "half",  "transposed", "permuted", "strided",  "channels_last",
-                                           "empty",   "zerodim", "extremes", "rounding", "integral"};
+// "default", then every tensor configuration word.
+std::vector<std::string> tensor_configs() {
+  std::vector<std::string> out = {"default"};
+  for (const ConfigWord& w : config_words())
+    if (w.kind == ConfigWord::Tensor) out.emplace_back(w.word);
+  return out;
+}
+const std::vector<std::string> kConfigs = tensor_configs();
 
 Config config_named(const std::string& name) { return Config::parse(name == "default" ? "" : name); }
 
