@@ -17,7 +17,7 @@ using testing::run_eager;
 using testing::run_test;
 using testing::Status;
 
-using testing::cli;
+using opsfuzz::testing::cli;
 
 std::string write(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + "/" + name;
@@ -28,12 +28,12 @@ std::string write(const std::string& name, const std::string& text) {
 // Validates (warnings allowed), lists exactly `ids` and runs every test OK on CPU.
 void expect_accepted(const std::string& name, const std::string& yaml, const std::string& ids) {
   std::string path = write(name, yaml);
-  auto validate = cli("validate-yaml", {path});
+  auto validate = cli({"validate-yaml", path});
   EXPECT_EQ(validate.code, 0) << validate.err;
-  auto list = cli("list-tests", {path});
+  auto list = cli({"list-tests", path});
   EXPECT_EQ(list.code, 0) << list.err;
   EXPECT_EQ(list.out, ids);
-  auto run = cli("run-eager", {path});
+  auto run = cli({"run-eager", path});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_EQ(run.out.find("error "), std::string::npos) << run.out;
 }
@@ -155,7 +155,7 @@ TEST(Compat, DuplicateIdsAllRunInOrderWithAWarning) {
   EXPECT_TRUE(has_warning(ws, "t.yaml:11:5", "duplicate test id 'twice' (also produced by the test at t.yaml:10:5)"));
 
   std::string path = write("dup_select.yaml", kDuplicates);
-  auto list = cli("list-tests", {path, "--test-ids", "twice"});
+  auto list = cli({"list-tests", path, "--test-ids", "twice"});
   EXPECT_EQ(list.out, "twice\ntwice\n");
   Suite s = testing::valid(kDuplicates);
   auto outcomes = run_eager(s, IdFilter("twice"));

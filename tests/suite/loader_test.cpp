@@ -43,7 +43,7 @@ TEST(Includes, ConflictingDefinitionsNameBothFiles) {
 }
 
 TEST(Includes, MissingRootFile) {
-  auto r = testing::cli("validate-yaml", {data("no_such_file.yaml")});
+  auto r = opsfuzz::testing::cli({"validate-yaml", data("no_such_file.yaml")});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("cannot read suite file"), std::string::npos) << r.err;
 }

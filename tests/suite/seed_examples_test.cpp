@@ -13,7 +13,7 @@ using testing::run_eager;
 using testing::run_test;
 using testing::Status;
 
-using testing::cli;
+using opsfuzz::testing::cli;
 using testing::data;
 using testing::ids;
 
@@ -105,13 +105,13 @@ TEST(SeedExamples, TemplateComparePair) {
 TEST(SeedExamples, EveryExampleRunsThroughTheCli) {
   for (const char* f : {"seed_simple_op.yaml", "seed_module.yaml", "seed_template.yaml",
                         "seed_template_cases.yaml", "seed_compare_pair.yaml"}) {
-    auto v = cli("validate-yaml", {data(f)});
+    auto v = cli({"validate-yaml", data(f)});
     EXPECT_EQ(v.code, 0) << f << ": " << v.err;
-    auto r = cli("run-eager", {data(f)});
+    auto r = cli({"run-eager", data(f)});
     EXPECT_EQ(r.code, 0) << f << ": " << r.out << r.err;
     EXPECT_EQ(r.out.find("error "), std::string::npos) << r.out;
   }
-  auto r = cli("run-eager", {data("seed_compare_pair.yaml")});
+  auto r = cli({"run-eager", data("seed_compare_pair.yaml")});
   EXPECT_NE(r.out.find("skipped linear_vs_linear__in_features=N__out_features=8__b: unsupported: "
                        "Python source modules cannot be loaded"),
             std::string::npos)

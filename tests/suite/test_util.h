@@ -3,12 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "suite/suite.h"
-#include "tools/cli.h"
+#include "tests/tools/cli_run.h"
 
 namespace opsfuzz::suite::testing {
 
@@ -34,20 +33,6 @@ inline std::string errors(const std::string& yaml) {
   LoadResult r = read_suite_text(yaml, "t.yaml");
   EXPECT_TRUE(r.diagnostics.has_errors()) << "expected errors in:\n" << yaml;
   return r.diagnostics.str();
-}
-
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-// Runs `ops-fuzz COMMAND ARGS...` in this process.
-inline CliResult cli(const std::string& command, const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  std::vector<std::string> all = {command};
-  all.insert(all.end(), args.begin(), args.end());
-  int code = opsfuzz::run_cli(all, out, err);
-  return {code, out.str(), err.str()};
 }
 
 }  // namespace opsfuzz::suite::testing

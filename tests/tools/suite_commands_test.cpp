@@ -2,12 +2,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_util.h"
+#include "tests/suite/test_util.h"
 
 namespace opsfuzz::suite {
 namespace {
 
-using testing::cli;
+using opsfuzz::testing::cli;
 using testing::data;
 
 std::string write(const std::string& name, const std::string& text) {
@@ -31,32 +31,32 @@ tests:
 )";
 
 TEST(Cli, Help) {
-  auto top = cli("--help", {});
+  auto top = cli({"--help"});
   EXPECT_EQ(top.code, 0);
   for (const char* c : {"validate-yaml", "list-tests", "run-eager", "generate", "sweep", "list-specs"})
     EXPECT_NE(top.out.find(c), std::string::npos) << c << " in\n" << top.out;
   for (const char* c : {"validate-yaml", "list-tests", "run-eager"}) {
-    auto r = cli(c, {"--help"});
+    auto r = cli({c, "--help"});
     EXPECT_EQ(r.code, 0) << c;
     EXPECT_NE(r.out.find(std::string("ops-fuzz ") + c), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("FILE"), std::string::npos) << r.out;
   }
-  EXPECT_EQ(cli("frobnicate", {}).code, 2);
+  EXPECT_EQ(cli({"frobnicate"}).code, 2);
 }
 
 TEST(Cli, BadUsage) {
-  auto missing = cli("validate-yaml", {});
+  auto missing = cli({"validate-yaml"});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("FILE is required"), std::string::npos) << missing.err;
-  EXPECT_EQ(cli("list-tests", {"a.yaml", "--frob"}).code, 2);
-  EXPECT_EQ(cli("validate-yaml", {"a.yaml", "--test-ids", "x"}).code, 2);  // not an option of it
-  EXPECT_EQ(cli("run-eager", {"a.yaml", "--seed", "x1"}).code, 2);
-  EXPECT_EQ(cli("run-eager", {"a.yaml", "--seedx", "1"}).code, 2);  // never taken for --seed
+  EXPECT_EQ(cli({"list-tests", "a.yaml", "--frob"}).code, 2);
+  EXPECT_EQ(cli({"validate-yaml", "a.yaml", "--test-ids", "x"}).code, 2);  // not an option of it
+  EXPECT_EQ(cli({"run-eager", "a.yaml", "--seed", "x1"}).code, 2);
+  EXPECT_EQ(cli({"run-eager", "a.yaml", "--seedx", "1"}).code, 2);  // never taken for --seed
 }
 
 TEST(Cli, ValidateValid) {
   std::string path = write("mixed.yaml", kMixed);
-  auto r = cli("validate-yaml", {path});
+  auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, path + ": valid, 7 tests (2 pairs)\n");
 }
@@ -65,7 +65,7 @@ TEST(Cli, ValidateInvalidListsEveryError) {
   std::string path = write(
       "invalid.yaml",
       "tests:\n  - {id: a, op: aten::relu, in: [{type: tensor, shape: [-1], kind: flaot}]}\n");
-  auto r = cli("validate-yaml", {path});
+  auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(path + ":2:68: error: tests[0] (a): tests[0].in[0].kind: unknown kind "
@@ -86,7 +86,7 @@ TEST(Cli, ValidateWarnsAboutUnknownOpsAndModules) {
   - {id: c, op: {type: module, path: torch.nn.Lineer}, in: []}
   - {id: d, op: {type: module, path: "file:absent.pt"}, in: []}
 )");
-  auto r = cli("validate-yaml", {path});
+  auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(
       r.err.find(path +
@@ -104,7 +104,7 @@ TEST(Cli, ValidateWarnsAboutUnknownOpsAndModules) {
 
 TEST(Cli, ListTests) {
   std::string path = write("mixed.yaml", kMixed);
-  auto r = cli("list-tests", {path});
+  auto r = cli({"list-tests", path});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out,
             "relu\nbad_mm\non_gpu\n"
@@ -114,17 +114,17 @@ TEST(Cli, ListTests) {
 
 TEST(Cli, ListTestsFiltered) {
   std::string path = write("mixed.yaml", kMixed);
-  EXPECT_EQ(cli("list-tests", {path, "--test-ids", "relu;cmp__w=4"}).out,
+  EXPECT_EQ(cli({"list-tests", path, "--test-ids", "relu;cmp__w=4"}).out,
             "relu\ncmp__w=4\n  cmp__w=4__a\n  cmp__w=4__b\n");
-  EXPECT_EQ(cli("list-tests", {path, "--test-ids=b*"}).out, "bad_mm\n");
-  EXPECT_EQ(cli("list-tests", {path, "--test-ids", "cmp__w=2__b"}).out,
+  EXPECT_EQ(cli({"list-tests", path, "--test-ids=b*"}).out, "bad_mm\n");
+  EXPECT_EQ(cli({"list-tests", path, "--test-ids", "cmp__w=2__b"}).out,
             "cmp__w=2\n  cmp__w=2__b\n");
-  EXPECT_EQ(cli("list-tests", {path, "--test-ids", "nothing"}).out, "");
+  EXPECT_EQ(cli({"list-tests", path, "--test-ids", "nothing"}).out, "");
 }
 
 TEST(Cli, RunEager) {
   std::string path = write("mixed.yaml", kMixed);
-  auto r = cli("run-eager", {path});
+  auto r = cli({"run-eager", path});
   EXPECT_EQ(r.code, 1) << r.out;  // bad_mm fails
   std::istringstream lines(r.out);
   std::vector<std::string> out;
@@ -141,7 +141,7 @@ TEST(Cli, RunEager) {
 
 TEST(Cli, RunEagerSelectedAndSeeded) {
   std::string path = write("mixed.yaml", kMixed);
-  auto r = cli("run-eager", {path, "--test-ids=relu;cmp*", "--seed=9"});
+  auto r = cli({"run-eager", path, "--test-ids=relu;cmp*", "--seed=9"});
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("5 ok, 0 errors, 0 skipped"), std::string::npos) << r.out;
 }
@@ -150,7 +150,7 @@ TEST(Cli, DimSymbolsInConstructorArgumentsAreLiteralStrings) {
   std::string path = write("literal.yaml",
                            "dims: {N: 3}\ntests:\n  - {id: l, op: {type: module, path: "
                            "torch.nn.Linear, args: [N, 2]}, in: []}\n");
-  auto r = cli("run-eager", {path});
+  auto r = cli({"run-eager", path});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("error l: TypeError: torch.nn.Linear: argument 'in_features' expects int, got String "
                        "'N' (dim symbols are not resolved in constructor arguments"),
@@ -161,7 +161,7 @@ TEST(Cli, DimSymbolsInConstructorArgumentsAreLiteralStrings) {
 TEST(Cli, InvalidSuiteDoesNotRun) {
   std::string path =
       write("invalid_run.yaml", "tests:\n  - {id: a, op: aten::relu, in: [{ref: nope}]}\n");
-  auto r = cli("run-eager", {path});
+  auto r = cli({"run-eager", path});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("unknown preset 'nope'"), std::string::npos);
@@ -174,7 +174,7 @@ tests:
     op: {type: template_module, path: torch.nn.ReLU, vars: {N: [1, 2]}}
     in: [{type: tensor, shape: [N], kind: float}]
 )");
-  auto r = cli("validate-yaml", {path});
+  auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(
       r.err.find(path +
@@ -182,7 +182,7 @@ tests:
       std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("has the name of a dim"), std::string::npos) << r.err;
-  EXPECT_EQ(cli("list-tests", {path}).out, "t__N=3\n");
+  EXPECT_EQ(cli({"list-tests", path}).out, "t__N=3\n");
 }
 
 }  // namespace
