@@ -64,6 +64,8 @@ std::span<const ScalarType> all_dtypes() {
       ScalarType::Float, ScalarType::Double};
   return v;
 }
+std::span<const ScalarType> numeric_dtypes() { return all_dtypes().subspan(1); }
+std::span<const ScalarType> integral_and_bool_dtypes() { return all_dtypes().subspan(0, 6); }
 std::span<const ScalarType> integral_dtypes() { return all_dtypes().subspan(1, 5); }
 std::span<const ScalarType> floating_dtypes() { return all_dtypes().subspan(6, 4); }
 std::span<const ScalarType> complex_dtypes() {

@@ -109,6 +109,8 @@ bool is_per_element(ArgType t, Attribute a);
 
 // Tensor dtypes. Complex dtypes are representable (complex_dtypes()) but in no default set.
 std::span<const c10::ScalarType> all_dtypes();      // bool, ints, float16..float64
+std::span<const c10::ScalarType> numeric_dtypes();  // all_dtypes() but bool
+std::span<const c10::ScalarType> integral_and_bool_dtypes();  // bool, uint8..int64
 std::span<const c10::ScalarType> integral_dtypes(); // uint8..int64 (no bool)
 std::span<const c10::ScalarType> floating_dtypes(); // float16, bfloat16, float32, float64
 std::span<const c10::ScalarType> complex_dtypes();  // complex64, complex128

@@ -123,7 +123,10 @@ std::vector<std::string> closest(std::string_view word, std::span<const std::str
 
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates,
                          size_t n) {
-  auto best = closest(word, candidates, n);
+  return suggestion(closest(word, candidates, n));
+}
+
+std::string suggestion(std::span<const std::string> best) {
   if (best.empty()) return "";
   std::string out = " (did you mean ";
   for (size_t k = 0; k < best.size(); ++k) {

@@ -44,5 +44,7 @@ std::vector<std::string> closest(std::string_view word, std::span<const std::str
 // " (did you mean 'x'?)", " (did you mean 'x' or 'y'?)", or "" when nothing is close.
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates,
                          size_t n = 1);
+// The same words for suggestions found otherwise: " (did you mean 'x', 'y' or 'z'?)", or "".
+std::string suggestion(std::span<const std::string> best);
 
 }  // namespace opsfuzz

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/text.h"
 #include "runner/builtin.h"
 #include "runner/values.h"
@@ -299,7 +300,7 @@ std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::st
     auto dtype = leaf.value.scalar_type();
     if (dtype != at::kDouble && dtype != at::kComplexDouble)
       throw Skip(what + "'s output " + (leaf.path.empty() ? "" : leaf.path + " ") + "is " +
-                 c10::toString(dtype) + " on float64 inputs: finite differences need float64 outputs");
+                 std::string(opsfuzz::name(dtype)) + " on float64 inputs: finite differences need float64 outputs");
     selected.push_back(i);
   }
   if (floating == 0) throw Skip("no floating outputs");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "argtypes/argtypes.h"
 #include "specs/db/db.h"
 
 namespace opsfuzz::runner {
@@ -149,8 +150,8 @@ std::optional<std::string> cast_reason(const Call& call, const std::string& base
   const at::Tensor* source = tensor_argument(call, base == "copy" ? "src" : "self");
   if (!source || c10::isIntegralType(source->scalar_type(), true) || converts_defined(*source, *target))
     return std::nullopt;
-  return call.what() + " casts " + c10::toString(source->scalar_type()) +
-         " values that are not finite or out of " + c10::toString(*target) + "'s range (undefined behaviour)";
+  return call.what() + " casts " + std::string(opsfuzz::name(source->scalar_type())) +
+         " values that are not finite or out of " + std::string(opsfuzz::name(*target)) + "'s range (undefined behaviour)";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/text.h"
 #include "runner/values.h"
 
@@ -276,8 +277,8 @@ class Comparison {
     if (out.scalar != ref.scalar) mismatch(name + ": " + kind_text(out) + " vs reference " + kind_text(ref));
     const at::Tensor &a = out.value, &b = ref.value;
     if (a.scalar_type() != b.scalar_type())
-      mismatch(name + ": dtype " + c10::toString(a.scalar_type()) + " vs reference " +
-               c10::toString(b.scalar_type()));
+      mismatch(name + ": dtype " + std::string(opsfuzz::name(a.scalar_type())) + " vs reference " +
+               std::string(opsfuzz::name(b.scalar_type())));
     if (a.sizes() != b.sizes())
       mismatch(name + ": shape " + sizes_text(a.sizes()) + " vs reference " + sizes_text(b.sizes()));
     if (opdiff_shape(a) != opdiff_shape(b)) return not_comparable("NOT_COMPARABLE_SHAPE", "shape mismatch");

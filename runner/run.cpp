@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/rng.h"
 #include "argtypes/text.h"
 #include "generators/generators.h"
@@ -205,13 +206,13 @@ std::optional<Diff> check_expected(const Side& side, const c10::IValue& output) 
   if (fixed_values(expected)) return compare(output, suite::materialize(expected, side.expected_seed));
   if (expected.type != suite::NodeType::Tensor) return std::nullopt;
   Diff d;
-  std::string want = sizes_text(expected.shape) + " " + c10::toString(expected.dtype);
+  std::string want = sizes_text(expected.shape) + " " + std::string(opsfuzz::name(expected.dtype));
   if (!output.isTensor()) {
     d.match = false, d.why = "output: " + opcall::describe(output) + " vs expected tensor " + want;
   } else if (const at::Tensor& t = output.toTensor(); t.sizes() != at::IntArrayRef(expected.shape) ||
                                                         t.scalar_type() != expected.dtype) {
     d.match = false;
-    d.why = "output: " + sizes_text(t.sizes()) + " " + c10::toString(t.scalar_type()) + " vs expected " + want;
+    d.why = "output: " + sizes_text(t.sizes()) + " " + std::string(opsfuzz::name(t.scalar_type())) + " vs expected " + want;
   }
   return d;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <span>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/names.h"
 #include "argtypes/text.h"
 #include "suite/nodes.h"
@@ -260,7 +261,7 @@ bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& pat
   n.init = it->second;
   if (!init_applies(it->second, n.dtype))
     defer(n, *init, path + ".init",
-          "init '" + name + "' cannot produce dtype " + std::string(c10::toString(n.dtype)));
+          "init '" + name + "' cannot produce dtype " + std::string(opsfuzz::name(n.dtype)));
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/rng.h"
 
 namespace opsfuzz::suite {
@@ -297,7 +298,7 @@ at::Tensor complex_from_packed(const at::Tensor& packed) {
   if (packed.dim() == 0 || packed.size(-1) != 2 || !packed.is_floating_point())
     throw std::invalid_argument(
         "cast_input0_to_complex: input 0 must be a complex tensor or a real floating tensor of "
-        "shape [..., 2], got " + std::string(c10::toString(packed.scalar_type())) + " of shape " +
+        "shape [..., 2], got " + std::string(opsfuzz::name(packed.scalar_type())) + " of shape " +
         c10::str(packed.sizes()));
   at::Tensor real = packed.scalar_type() == at::kDouble ? packed : packed.to(at::kFloat);
   return at::view_as_complex(real.contiguous());

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "argtypes/argtypes.h"
 #include "opcall/opcall.h"
 #include "suite/diagnostics.h"
 #include "suite/modules_internal.h"
@@ -24,7 +25,7 @@ std::shared_ptr<Module> Module::clone() const {
 
 void Module::to(c10::ScalarType dtype) {
   throw UnconvertibleModule(std::string("this module cannot be converted to ") +
-                            c10::toString(dtype) + ": its class does not implement to()");
+                            std::string(opsfuzz::name(dtype)) + ": its class does not implement to()");
 }
 
 std::shared_ptr<Module> converted_copy(const Module& module, c10::ScalarType dtype) {

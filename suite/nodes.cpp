@@ -3,6 +3,7 @@
 #include <cmath>
 #include <span>
 
+#include "argtypes/argtypes.h"
 #include "argtypes/names.h"
 #include "argtypes/text.h"
 
@@ -244,7 +245,7 @@ std::optional<std::string> element_problem(const YamlValue& e, size_t width, c10
   if (e.is_bool() || e.is_number()) return std::nullopt;
   auto bits = parse_bits(e);
   if (!bits) return "value element " + python_repr(e) + " is not a number";
-  std::string where = "a " + std::string(c10::toString(dtype)) + " element";
+  std::string where = "a " + std::string(opsfuzz::name(dtype)) + " element";
   if (width == 0) return "value element " + python_repr(e) + " gives bits, which only floating elements take";
   if (bits->bytes != width)
     return "value element " + python_repr(e) + " has " + std::to_string(2 * bits->bytes) + " hex digits, " +
@@ -267,7 +268,7 @@ void NodeParser::check_value(Node& n, const YamlValue& value, const std::string&
   if (pairs) return;
   int64_t numel = 1;
   for (int64_t size : n.shape) numel *= size;
-  std::string dtype = c10::toString(n.dtype);
+  std::string dtype = std::string(opsfuzz::name(n.dtype));
   if (!nests_as(value, n.shape)) {
     std::string shape = "[" + join_ints(n.shape) + "]";
     if (static_cast<int64_t>(elements.size()) != numel)

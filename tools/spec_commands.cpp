@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "argtypes/names.h"
 #include "engine/config.h"
 #include "generators/diversity.h"
 #include "generators/generators.h"
@@ -114,10 +115,8 @@ std::vector<const Spec*> select_specs(const OpSelection& selection) {
   for (const auto& op : selection.ops) {
     const Spec* s = find_spec(op);
     if (!s) {
-      std::string msg = "unknown op '" + op + "'";
-      auto close = close_specs(op);
-      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "; did you mean ") + close[i];
-      throw UsageError(msg + (close.empty() ? "" : "?") + " (ops-fuzz list-specs lists them all)");
+      throw UsageError("unknown op '" + op + "'" + suggestion(close_specs(op)) +
+                       "; ops-fuzz list-specs lists them all");
     }
     add(s);
   }

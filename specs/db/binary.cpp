@@ -14,8 +14,6 @@ using K = ScalarDtype;
 
 // ---- Dtype sets and promotion ---------------------------------------------------------------
 
-std::vector<S> every() { return {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double}; }
-std::vector<S> numeric() { return {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double}; }
 std::vector<S> integral_or_bool() { return {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long}; }
 std::vector<S> without(std::vector<S> ds, S t) {
   std::erase(ds, t);
@@ -99,7 +97,7 @@ Cond promotes_into(std::vector<std::string> with, std::vector<S> results) {
     S joined = c.dtype(with.front());
     for (const auto& w : with) joined = c10::promoteTypes(joined, c.dtype(w));
     std::vector<S> out;
-    for (S d : every())
+    for (S d : listed(all_dtypes()))
       if (has(results, c10::promoteTypes(joined, d))) out.push_back(d);
     return out;
   });
@@ -131,7 +129,7 @@ ArgSpec out_tensor(std::vector<std::string> inputs, Result r) {
   out.dtype(In("the dtypes the result dtype casts to", [inputs, r](const Ctx& c) {
     S joined = result_type(c, inputs);
     std::vector<S> to;
-    for (S d : every())
+    for (S d : listed(all_dtypes()))
       if (c10::canCast(result_of(r, joined), d)) to.push_back(d);
     return to;
   }));
@@ -199,7 +197,7 @@ DeviationRef float16_missing(const std::string& op) {
       "for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 300");
 }
-std::vector<S> but_float16(std::vector<S> results) { return without(results.empty() ? every() : std::move(results), S::Half); }
+std::vector<S> but_float16(std::vector<S> results) { return without(results.empty() ? listed(all_dtypes()) : std::move(results), S::Half); }
 
 // ---- Family builders ----------------------------------------------------------------------
 
@@ -301,11 +299,11 @@ Spec add_tensor() { return binary("add.Tensor", {.alpha = true, .out = true}); }
 Spec add_scalar() { return with_scalar("add.Scalar", {.alpha = true}); }
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor: sub refuses bool tensors
 // ("Subtraction, the `-` operator, with a bool tensor is not supported").
-Spec sub_tensor() { return binary("sub.Tensor", {.self = numeric(), .other = numeric(), .alpha = true, .out = true}); }
+Spec sub_tensor() { return binary("sub.Tensor", {.self = listed(numeric_dtypes()), .other = listed(numeric_dtypes()), .alpha = true, .out = true}); }
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: a bool other is a bool tensor too.
-Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = numeric(), .alpha = true}, {K::Int, K::Float}); }
+Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = listed(numeric_dtypes()), .alpha = true}, {K::Int, K::Float}); }
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self.
-Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = numeric(), .alpha = true}, {K::Int, K::Float}); }
+Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = listed(numeric_dtypes()), .alpha = true}, {K::Int, K::Float}); }
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Spec mul_tensor() { return binary("mul.Tensor", {.out = true}); }
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
@@ -317,11 +315,11 @@ Spec div_scalar() { return with_scalar("div.Scalar", {}); }
 // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor: "trunc" and
 // "floor" divide bool operands in no kernel, and integers by zero raise "ZeroDivisionError".
 Spec div_tensor_mode() {
-  return binary("div.Tensor_mode", {.result = without(every(), S::Bool), .divides = true, .mode = true});
+  return binary("div.Tensor_mode", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .mode = true});
 }
 // div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 Spec div_scalar_mode() {
-  return with_scalar("div.Scalar_mode", {.result = without(every(), S::Bool), .divides = true, .mode = true});
+  return with_scalar("div.Scalar_mode", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .mode = true});
 }
 
 // ---- Comparisons and logical ops: every dtype, a bool result --------------------------------
@@ -384,25 +382,25 @@ Spec hypot() {
                 {.result = {S::Half, S::BFloat16, S::Float, S::Double}, .out = true, .float16_missing = true});
 }
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor: no bool kernel.
-Spec fmod_tensor() { return binary("fmod.Tensor", {.result = without(every(), S::Bool), .divides = true}); }
+Spec fmod_tensor() { return binary("fmod.Tensor", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
-Spec fmod_scalar() { return with_scalar("fmod.Scalar", {.result = without(every(), S::Bool), .divides = true}); }
+Spec fmod_scalar() { return with_scalar("fmod.Scalar", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor: no bool kernel.
-Spec remainder_tensor() { return binary("remainder.Tensor", {.result = without(every(), S::Bool), .divides = true}); }
+Spec remainder_tensor() { return binary("remainder.Tensor", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 Spec remainder_scalar() {
-  return with_scalar("remainder.Scalar", {.result = without(every(), S::Bool), .divides = true});
+  return with_scalar("remainder.Scalar", {.result = without(listed(all_dtypes()), S::Bool), .divides = true});
 }
 // floor_divide(Tensor self, Tensor other) -> Tensor: no bool kernel.
 Spec floor_divide() {
-  return binary("floor_divide.default", {.result = without(every(), S::Bool), .divides = true, .out = true});
+  return binary("floor_divide.default", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .out = true});
 }
 
 // ---- pow ------------------------------------------------------------------------------------
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor: no bool kernel; an integral base to
 // a negative integral power gives 0 (or ±1 for a base of ±1).
-Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = without(every(), S::Bool)}, "exponent"); }
+Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = without(listed(all_dtypes()), S::Bool)}, "exponent"); }
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor: an integral or bool self refuses a
 // negative integral exponent ("Integers to negative integer powers are not allowed.").
 Spec pow_tensor_scalar() {
@@ -410,7 +408,7 @@ Spec pow_tensor_scalar() {
     if (integral(c.dtype("self")) && c.own_scalar_dtype() == K::Int) return 0;
     return std::nullopt;
   });
-  return with_scalar("pow.Tensor_Scalar", {.result = without(every(), S::Bool), .other_value = no_negative_power}, {},
+  return with_scalar("pow.Tensor_Scalar", {.result = without(listed(all_dtypes()), S::Bool), .other_value = no_negative_power}, {},
                      "exponent");
 }
 // pow.Scalar(Scalar self, Tensor exponent) -> Tensor: no bool kernel (a bool self and a bool
@@ -471,7 +469,7 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
       .rank(Avoid(d, ranks_promoting_into({"self", "tensor1"}, but_float16(results))));
   if (divides)
     tensor2.dtype(In("the floating dtypes when tensor1 is integral or bool", [](const Ctx& c) {
-      return integral(c.dtype("tensor1")) ? std::vector{S::Half, S::BFloat16, S::Float, S::Double} : every();
+      return integral(c.dtype("tensor1")) ? std::vector{S::Half, S::BFloat16, S::Float, S::Double} : listed(all_dtypes());
     }));
   return Spec(std::move(op))
       .in(Tensor("self"))
@@ -483,8 +481,8 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
             })))
       .out(out_tensor({"self", "tensor1", "tensor2"}, Result::Promoted));
 }
-Spec addcdiv() { return addc("addcdiv.default", every(), true); }
-Spec addcmul() { return addc("addcmul.default", without(every(), S::Bool), false); }
+Spec addcdiv() { return addc("addcdiv.default", listed(all_dtypes()), true); }
+Spec addcmul() { return addc("addcmul.default", without(listed(all_dtypes()), S::Bool), false); }
 
 // ---- masked_fill, where, clamp.Tensor -------------------------------------------------------
 
@@ -626,14 +624,14 @@ Spec clamp_tensor() {
               std::vector<S> out;
               if (c.is_none("min")) return out;
               S joined = c10::promoteTypes(c.dtype("self"), c.dtype("min"));
-              for (S d : every())
+              for (S d : listed(all_dtypes()))
                 if (S p = c10::promoteTypes(joined, d); p == S::Bool || p == S::Half) out.push_back(d);
               return out;
             })))
             .rank(Avoid(bool_half, In("the ranks at which it promotes with self and min to neither bool nor float16 "
                                       "when min is given", [](const Ctx& c) -> std::optional<std::vector<int64_t>> {
               if (c.is_none("min")) return std::nullopt;
-              return ranks_into(c, {"self", "min"}, without(without(every(), S::Bool), S::Half));
+              return ranks_into(c, {"self", "min"}, without(without(listed(all_dtypes()), S::Bool), S::Half));
             })))
             .size(broadcastable_with_given({"self", "min"})));
 }

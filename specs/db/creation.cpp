@@ -7,7 +7,7 @@ namespace {
 using S = c10::ScalarType;
 using M = c10::MemoryFormat;
 
-const std::vector<S> kFloating(floating_dtypes().begin(), floating_dtypes().end());
+const std::vector<S> kFloating = listed(floating_dtypes());
 
 // The most elements a generated arange has; not a rule of the op.
 constexpr double kMaxNumel = 4096;

@@ -70,16 +70,13 @@ std::vector<const Spec*> specs_matching(const std::string& glob) {
 }
 
 std::vector<std::string> close_specs(std::string_view op, size_t n) {
-  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::string> names, out;
   for (const auto& s : spec_db()) {
-    size_t d = edit_distance(op, s.op());
-    if (s.op().find(op) != std::string::npos) d = 0;  // a prefix like "add" finds "add.Tensor"
-    scored.emplace_back(d, s.op());
+    names.push_back(s.op());
+    if (out.size() < n && s.op().find(op) != std::string::npos) out.push_back(s.op());  // "add" finds "add.Tensor"
   }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (const auto& [d, name] : scored)
-    if (out.size() < n && d <= std::max<size_t>(3, op.size() / 2)) out.push_back(name);
+  for (const std::string& name : closest(op, names, n))  // then typos, as every "did you mean" finds them
+    if (out.size() < n && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
 }
 

@@ -7,10 +7,10 @@ namespace {
 using S = c10::ScalarType;
 
 // The dtypes of the contracts below (complex is never generated).
-const std::vector<S> kIntegralAndBool = {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long};
+const std::vector<S> kIntegralAndBool = listed(integral_and_bool_dtypes());
 // Numbers: not bool, which takes no arithmetic (neg, abs, rounding, relu, hardtanh).
-const std::vector<S> kNumbers = {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double};
-const std::vector<S> kFloating = {S::Half, S::BFloat16, S::Float, S::Double};
+const std::vector<S> kNumbers = listed(numeric_dtypes());
+const std::vector<S> kFloating = listed(floating_dtypes());
 
 // The self of a pointwise op: of `dtypes` (every dtype when empty), and without float16 when
 // the CPU kernel lacks it (a deviation of `op`).

@@ -141,6 +141,11 @@ inline Cond Scope(Cond c) { c.role = Role::Scope; return c; }
 // A whole sentence as the label: Named("min or max is given", ...).
 inline Cond Named(std::string sentence, Cond c) { c.text = std::move(sentence), c.sentence = true; return c; }
 
+// A named dtype set of argtypes.h (all_dtypes(), numeric_dtypes(), ...) as a spec's list.
+inline std::vector<c10::ScalarType> listed(std::span<const c10::ScalarType> dtypes) {
+  return {dtypes.begin(), dtypes.end()};
+}
+
 // A deviation of the linked kernel from the op's contract, with a command that reproduces it; a
 // known crash names the signals it dies of (Deviation::signals).
 inline DeviationRef deviation(std::string id, std::string reason, std::string command,

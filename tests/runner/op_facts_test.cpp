@@ -62,7 +62,7 @@ TEST(NotValueComparable, OutOfRangeFloatToIntegerCasts) {
   auto big = not_value_comparable(op_call("_to_copy", {floats({1, 300})}, to_int8));
   ASSERT_TRUE(big);
   EXPECT_EQ(*big,
-            "aten::_to_copy casts Float values that are not finite or out of Char's range "
+            "aten::_to_copy casts float32 values that are not finite or out of int8's range "
             "(undefined behaviour)");
   EXPECT_EQ(not_value_comparable(op_call("_to_copy", {floats({1, 3})}, to_int8)), std::nullopt);
   EXPECT_EQ(not_value_comparable(op_call("_to_copy", {floats({-128.9f, 127.9f})}, to_int8)), std::nullopt);

@@ -237,7 +237,7 @@ TEST(Compare, ZeroDimAgainstOneElementIsOurMismatchButOpdiffCompares) {
 TEST(Compare, DtypeMismatchIsNamed) {
   Diff d = compare(tuple({floats({1, 2})}), tuple({doubles({1, 2})}));
   EXPECT_FALSE(d.match);
-  EXPECT_EQ(d.why, "output 0: dtype Float vs reference Double");
+  EXPECT_EQ(d.why, "output 0: dtype float32 vs reference float64");
   EXPECT_TRUE(d.comparable);  // opdiff compares values in float64 whatever the dtypes
   EXPECT_EQ(d.max_abs, 0);
 }
@@ -309,7 +309,7 @@ TEST(Compare, NumberOutputs) {
             "output: 3 vs reference 4 (exact)");
   EXPECT_TRUE(compare(c10::IValue(0.1 + 0.2), c10::IValue(0.3)).match);
   EXPECT_EQ(compare(c10::IValue(true), c10::IValue(false)).why, "output: True vs reference False (exact)");
-  EXPECT_EQ(compare(c10::IValue(2.0), c10::IValue(int64_t{2})).why, "output: dtype Double vs reference Long");
+  EXPECT_EQ(compare(c10::IValue(2.0), c10::IValue(int64_t{2})).why, "output: dtype float64 vs reference int64");
   EXPECT_TRUE(compare(tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)}),
                       tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)})).match);
 }

@@ -227,7 +227,7 @@ tests:
   const auto& wrong = results[1].backends[0];
   EXPECT_TRUE(mismatched(wrong));
   EXPECT_THAT(wrong.expected[0]->why, HasSubstr("22 vs reference 23"));
-  EXPECT_THAT(results[2].backends[0].expected[0]->why, HasSubstr("[2, 4] Float vs expected [2, 5] Float"));
+  EXPECT_THAT(results[2].backends[0].expected[0]->why, HasSubstr("[2, 4] float32 vs expected [2, 5] float32"));
   EXPECT_TRUE(results[3].backends[0].expected.empty());
   EXPECT_TRUE(item_record(results[1])["backends"][0].contains("expected"));
 }

@@ -12,11 +12,6 @@
 namespace opsfuzz::suite {
 namespace {
 
-using testing::Ran;
-using testing::run_eager;
-using testing::run_test;
-using testing::Status;
-
 using opsfuzz::testing::cli;
 
 std::string write(const std::string& name, const std::string& text) {

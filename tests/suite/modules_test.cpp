@@ -15,11 +15,6 @@
 namespace opsfuzz::suite {
 namespace {
 
-using testing::Ran;
-using testing::run_eager;
-using testing::run_test;
-using testing::Status;
-
 using testing::data;
 
 // Whether `v` has the structure the `out` node describes (tensor shapes and kinds, tuples).

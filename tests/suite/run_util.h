@@ -35,3 +35,11 @@ inline std::vector<Ran> run_eager(const Suite& suite, const IdFilter& filter = I
 }
 
 }  // namespace opsfuzz::suite::testing
+
+// The suite's tests call them as if they were the suite's own.
+namespace opsfuzz::suite {
+using testing::Ran;
+using testing::run_eager;
+using testing::run_test;
+using testing::Status;
+}  // namespace opsfuzz::suite

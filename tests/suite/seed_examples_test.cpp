@@ -8,11 +8,6 @@
 namespace opsfuzz::suite {
 namespace {
 
-using testing::Ran;
-using testing::run_eager;
-using testing::run_test;
-using testing::Status;
-
 using opsfuzz::testing::cli;
 using testing::data;
 using testing::ids;

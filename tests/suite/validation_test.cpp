@@ -10,11 +10,6 @@
 namespace opsfuzz::suite {
 namespace {
 
-using testing::Ran;
-using testing::run_eager;
-using testing::run_test;
-using testing::Status;
-
 // "t.yaml:LINE:COLUMN" of the nth occurrence of token in text.
 std::string where(const std::string& text, const std::string& token, int nth = 1) {
   size_t at = std::string::npos;
@@ -140,9 +135,9 @@ TEST(Validation, UnknownInit) {
 
 TEST(Validation, InitMustApplyToTheDtype) {
   std::string y = with_input("{type: tensor, shape: [2], dtype: int64, init: normal}");
-  expect_deferred(y, "normal", "tests[0].in[0].init", "init 'normal' cannot produce dtype Long");
+  expect_deferred(y, "normal", "tests[0].in[0].init", "init 'normal' cannot produce dtype int64");
   expect_deferred(with_input("{type: tensor, shape: [2], dtype: complex64, init: bernoulli}"),
-                  "bernoulli", "tests[0].in[0].init", "init 'bernoulli' cannot produce dtype ComplexFloat");
+                  "bernoulli", "tests[0].in[0].init", "init 'bernoulli' cannot produce dtype complex64");
 }
 
 TEST(Validation, ShapeMustBeANonEmptyList) {
@@ -248,14 +243,14 @@ TEST(Validation, ConstTensorValueMatchesShape) {
   // As many elements as the shape holds: reshaped, as torch.tensor(value).reshape(shape) does.
   std::string flat = with_input("{type: const_tensor, shape: [2, 2], kind: int, value: [1, 2, 3, 4.75]}");
   expect_warning(flat, "[1,", "tests[0].in[0].value", "value is not nested as shape [2, 2]: its elements are reshaped to it");
-  expect_warning(flat, "4.75", "tests[0].in[0].value", "value element 4.75 is truncated to dtype Long");
+  expect_warning(flat, "4.75", "tests[0].in[0].value", "value element 4.75 is truncated to dtype int64");
   auto t = materialize_inputs(testing::valid(flat).tests[0], 0).args[0].toTensor();
   EXPECT_TRUE(t.equal(at::arange(1, 5, at::kLong).reshape({2, 2})));
 }
 
 TEST(Validation, ScalarTensorValueFitsDtype) {
   std::string y = with_input("{type: scalar_tensor, kind: int, value: 2.5}");
-  expect_warning(y, "2.5", "tests[0].in[0].value", "value element 2.5 is truncated to dtype Long");
+  expect_warning(y, "2.5", "tests[0].in[0].value", "value element 2.5 is truncated to dtype int64");
   auto t = materialize_inputs(testing::valid(y).tests[0], 0).args[0].toTensor();
   EXPECT_EQ(t.dim(), 0);
   EXPECT_EQ(t.item<int64_t>(), 2);

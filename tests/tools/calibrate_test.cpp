@@ -206,7 +206,7 @@ TEST_F(Calibrate, BindingErrorsAreNotRefusals) {
 TEST_F(Calibrate, CommandLine) {
   auto unknown = cli({"calibrate", "bitwise_andd.Tensor"});
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_NE(unknown.err.find("did you mean bitwise_and.Tensor"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("did you mean 'bitwise_and.Tensor'"), std::string::npos) << unknown.err;
   EXPECT_EQ(cli({"calibrate"}).code, 2);
   EXPECT_EQ(cli({"calibrate", "abs.default", "--bases", "0"}).code, 2);
   auto help = cli({"calibrate", "--help"});

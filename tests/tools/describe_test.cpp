@@ -108,7 +108,7 @@ TEST(DescribeCommand, SeveralOpsAreSeparatedByABlankLine) {
 TEST(DescribeCommand, UnknownOpSuggestsTheClosestNames) {
   auto run = cli({"describe", "add.Tensr"});
   EXPECT_EQ(run.code, 2);
-  EXPECT_TRUE(has(run.err, "ops-fuzz: unknown op 'add.Tensr'; did you mean add.Tensor")) << run.err;
+  EXPECT_TRUE(has(run.err, "ops-fuzz: unknown op 'add.Tensr' (did you mean 'add.Tensor'")) << run.err;
   EXPECT_EQ(run.out, "");
 }
 

@@ -359,7 +359,7 @@ TEST_F(GenerateYaml, BitsOfTheWrongWidthOrDtypeFailTheTestThatUsesThem) {
   auto narrow = read("{type: const_tensor, shape: [1], dtype: float32, value: [\"bits:0x7e00\"]}");
   ASSERT_FALSE(narrow.diagnostics.has_errors());
   ASSERT_EQ(narrow.diagnostics.warnings().size(), 1u);
-  EXPECT_NE(narrow.diagnostics.str().find("has 4 hex digits, a Float element has 8"), std::string::npos)
+  EXPECT_NE(narrow.diagnostics.str().find("has 4 hex digits, a float32 element has 8"), std::string::npos)
       << narrow.diagnostics.str();
   EXPECT_EQ(suite::testing::run_test(narrow.suite.tests[0]).status, runner::Status::Error);
 
