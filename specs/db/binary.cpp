@@ -14,7 +14,10 @@ using K = ScalarDtype;
 
 // ---- Dtype sets and promotion ---------------------------------------------------------------
 
-std::vector<S> integral_or_bool() { return {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long}; }
+std::vector<S> integral_or_bool() { return listed(integral_and_bool_dtypes()); }
+// The named dtype sets of argtypes.h as the builders take them.
+const std::vector<S> kEvery = listed(all_dtypes()), kNumeric = listed(numeric_dtypes());
+
 std::vector<S> without(std::vector<S> ds, S t) {
   std::erase(ds, t);
   return ds;
@@ -97,7 +100,7 @@ Cond promotes_into(std::vector<std::string> with, std::vector<S> results) {
     S joined = c.dtype(with.front());
     for (const auto& w : with) joined = c10::promoteTypes(joined, c.dtype(w));
     std::vector<S> out;
-    for (S d : listed(all_dtypes()))
+    for (S d : kEvery)
       if (has(results, c10::promoteTypes(joined, d))) out.push_back(d);
     return out;
   });
@@ -129,7 +132,7 @@ ArgSpec out_tensor(std::vector<std::string> inputs, Result r) {
   out.dtype(In("the dtypes the result dtype casts to", [inputs, r](const Ctx& c) {
     S joined = result_type(c, inputs);
     std::vector<S> to;
-    for (S d : listed(all_dtypes()))
+    for (S d : kEvery)
       if (c10::canCast(result_of(r, joined), d)) to.push_back(d);
     return to;
   }));
@@ -197,7 +200,7 @@ DeviationRef float16_missing(const std::string& op) {
       "for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 300");
 }
-std::vector<S> but_float16(std::vector<S> results) { return without(results.empty() ? listed(all_dtypes()) : std::move(results), S::Half); }
+std::vector<S> but_float16(std::vector<S> results) { return without(results.empty() ? kEvery : std::move(results), S::Half); }
 
 // ---- Family builders ----------------------------------------------------------------------
 
@@ -299,11 +302,11 @@ Spec add_tensor() { return binary("add.Tensor", {.alpha = true, .out = true}); }
 Spec add_scalar() { return with_scalar("add.Scalar", {.alpha = true}); }
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor: sub refuses bool tensors
 // ("Subtraction, the `-` operator, with a bool tensor is not supported").
-Spec sub_tensor() { return binary("sub.Tensor", {.self = listed(numeric_dtypes()), .other = listed(numeric_dtypes()), .alpha = true, .out = true}); }
+Spec sub_tensor() { return binary("sub.Tensor", {.self = kNumeric, .other = kNumeric, .alpha = true, .out = true}); }
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: a bool other is a bool tensor too.
-Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = listed(numeric_dtypes()), .alpha = true}, {K::Int, K::Float}); }
+Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = kNumeric, .alpha = true}, {K::Int, K::Float}); }
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self.
-Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = listed(numeric_dtypes()), .alpha = true}, {K::Int, K::Float}); }
+Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = kNumeric, .alpha = true}, {K::Int, K::Float}); }
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Spec mul_tensor() { return binary("mul.Tensor", {.out = true}); }
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
@@ -315,11 +318,11 @@ Spec div_scalar() { return with_scalar("div.Scalar", {}); }
 // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor: "trunc" and
 // "floor" divide bool operands in no kernel, and integers by zero raise "ZeroDivisionError".
 Spec div_tensor_mode() {
-  return binary("div.Tensor_mode", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .mode = true});
+  return binary("div.Tensor_mode", {.result = kNumeric, .divides = true, .mode = true});
 }
 // div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 Spec div_scalar_mode() {
-  return with_scalar("div.Scalar_mode", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .mode = true});
+  return with_scalar("div.Scalar_mode", {.result = kNumeric, .divides = true, .mode = true});
 }
 
 // ---- Comparisons and logical ops: every dtype, a bool result --------------------------------
@@ -379,28 +382,28 @@ Spec atan2_out() {
 // hypot(Tensor self, Tensor other) -> Tensor: floating results only (integers do not compute as float).
 Spec hypot() {
   return binary("hypot.default",
-                {.result = {S::Half, S::BFloat16, S::Float, S::Double}, .out = true, .float16_missing = true});
+                {.result = listed(floating_dtypes()), .out = true, .float16_missing = true});
 }
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor: no bool kernel.
-Spec fmod_tensor() { return binary("fmod.Tensor", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
+Spec fmod_tensor() { return binary("fmod.Tensor", {.result = kNumeric, .divides = true}); }
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
-Spec fmod_scalar() { return with_scalar("fmod.Scalar", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
+Spec fmod_scalar() { return with_scalar("fmod.Scalar", {.result = kNumeric, .divides = true}); }
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor: no bool kernel.
-Spec remainder_tensor() { return binary("remainder.Tensor", {.result = without(listed(all_dtypes()), S::Bool), .divides = true}); }
+Spec remainder_tensor() { return binary("remainder.Tensor", {.result = kNumeric, .divides = true}); }
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 Spec remainder_scalar() {
-  return with_scalar("remainder.Scalar", {.result = without(listed(all_dtypes()), S::Bool), .divides = true});
+  return with_scalar("remainder.Scalar", {.result = kNumeric, .divides = true});
 }
 // floor_divide(Tensor self, Tensor other) -> Tensor: no bool kernel.
 Spec floor_divide() {
-  return binary("floor_divide.default", {.result = without(listed(all_dtypes()), S::Bool), .divides = true, .out = true});
+  return binary("floor_divide.default", {.result = kNumeric, .divides = true, .out = true});
 }
 
 // ---- pow ------------------------------------------------------------------------------------
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor: no bool kernel; an integral base to
 // a negative integral power gives 0 (or ±1 for a base of ±1).
-Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = without(listed(all_dtypes()), S::Bool)}, "exponent"); }
+Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = kNumeric}, "exponent"); }
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor: an integral or bool self refuses a
 // negative integral exponent ("Integers to negative integer powers are not allowed.").
 Spec pow_tensor_scalar() {
@@ -408,7 +411,7 @@ Spec pow_tensor_scalar() {
     if (integral(c.dtype("self")) && c.own_scalar_dtype() == K::Int) return 0;
     return std::nullopt;
   });
-  return with_scalar("pow.Tensor_Scalar", {.result = without(listed(all_dtypes()), S::Bool), .other_value = no_negative_power}, {},
+  return with_scalar("pow.Tensor_Scalar", {.result = kNumeric, .other_value = no_negative_power}, {},
                      "exponent");
 }
 // pow.Scalar(Scalar self, Tensor exponent) -> Tensor: no bool kernel (a bool self and a bool
@@ -430,7 +433,7 @@ Spec pow_scalar() {
 // dtype; the three broadcast together.
 ArgSpec lerp_self(const std::string& op) {
   return Tensor("self")
-      .dtype(In(std::vector{S::Half, S::BFloat16, S::Float, S::Double}))
+      .dtype(In(listed(floating_dtypes())))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})));
 }
 ArgSpec same_dtype_as_self(const char* name, std::vector<std::string> broadcast) {
@@ -469,7 +472,7 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
       .rank(Avoid(d, ranks_promoting_into({"self", "tensor1"}, but_float16(results))));
   if (divides)
     tensor2.dtype(In("the floating dtypes when tensor1 is integral or bool", [](const Ctx& c) {
-      return integral(c.dtype("tensor1")) ? std::vector{S::Half, S::BFloat16, S::Float, S::Double} : listed(all_dtypes());
+      return integral(c.dtype("tensor1")) ? listed(floating_dtypes()) : kEvery;
     }));
   return Spec(std::move(op))
       .in(Tensor("self"))
@@ -481,8 +484,8 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
             })))
       .out(out_tensor({"self", "tensor1", "tensor2"}, Result::Promoted));
 }
-Spec addcdiv() { return addc("addcdiv.default", listed(all_dtypes()), true); }
-Spec addcmul() { return addc("addcmul.default", without(listed(all_dtypes()), S::Bool), false); }
+Spec addcdiv() { return addc("addcdiv.default", kEvery, true); }
+Spec addcmul() { return addc("addcmul.default", kNumeric, false); }
 
 // ---- masked_fill, where, clamp.Tensor -------------------------------------------------------
 
@@ -624,14 +627,14 @@ Spec clamp_tensor() {
               std::vector<S> out;
               if (c.is_none("min")) return out;
               S joined = c10::promoteTypes(c.dtype("self"), c.dtype("min"));
-              for (S d : listed(all_dtypes()))
+              for (S d : kEvery)
                 if (S p = c10::promoteTypes(joined, d); p == S::Bool || p == S::Half) out.push_back(d);
               return out;
             })))
             .rank(Avoid(bool_half, In("the ranks at which it promotes with self and min to neither bool nor float16 "
                                       "when min is given", [](const Ctx& c) -> std::optional<std::vector<int64_t>> {
               if (c.is_none("min")) return std::nullopt;
-              return ranks_into(c, {"self", "min"}, without(without(listed(all_dtypes()), S::Bool), S::Half));
+              return ranks_into(c, {"self", "min"}, without(kNumeric, S::Half));
             })))
             .size(broadcastable_with_given({"self", "min"})));
 }

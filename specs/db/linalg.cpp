@@ -19,7 +19,6 @@ using K = ScalarDtype;
 
 // The dtypes of a matrix product: every numeric dtype (no bool); the CPU kernels of 1.13 have no
 // float16 path (a deviation of each op).
-std::vector<S> numeric() { return {S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16, S::Float, S::Double}; }
 
 std::string stem(const std::string& op) { return op.substr(0, op.find('.')); }
 
@@ -45,7 +44,7 @@ bool dtype_refused_beside(const Ctx& c, const std::string& other) {
 // The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
 ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
   return Tensor(name)
-      .dtype(In(numeric()))
+      .dtype(In(listed(numeric_dtypes())))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
       .rank(rank > 0 ? Eq(rank) : Ge(1))
       // An empty product returns before the dtypes are checked.
@@ -201,7 +200,7 @@ Spec pdist_forward() {
   return Spec("_pdist_forward.default")
       .in(Tensor("self")
             .contiguous(layouts)
-            .dtype(Unchecked(unchecked, In(std::vector{S::Half, S::BFloat16, S::Float, S::Double})))
+            .dtype(Unchecked(unchecked, In(listed(floating_dtypes()))))
             .dtype(Avoid(half, NotIn(std::vector{S::Half, S::BFloat16})))
             .rank(Unchecked(unchecked, Eq(2))))
       .in(Float("p").value(Unchecked(unchecked, Ge(0))));
@@ -213,7 +212,7 @@ Spec cdist_forward() {
   auto half = half_floats_missing("_cdist_forward.default");
   return Spec("_cdist_forward.default")
       .in(Tensor("x1")
-            .dtype(In(std::vector{S::Half, S::BFloat16, S::Float, S::Double}))
+            .dtype(In(listed(floating_dtypes())))
             .dtype(Avoid(half, NotIn(std::vector{S::Half, S::BFloat16})))
             .rank(Ge(2)))
       .in(Tensor("x2").deps("x1")
