@@ -369,9 +369,10 @@ std::vector<ItemResult> run_here(const std::vector<Item>& items, const RunOption
   Plan plan(items, options, results);
   run_plan(plan, options, [&](size_t task, BackendResult r, const std::string* json) {
     size_t i = task / plan.width(), b = task % plan.width();
+    bool noted = false;  // a known crash, noted here: the worker's JSON lacks it
     for (const SideResult& side : r.res)
-      if (const Deviation* d = known_crash(items[i], side)) r.notes.emplace_back("known_crash", d->id);
-    if (task_json) task_json(i, b, json && r.notes.empty() ? *json : to_json(r).dump());
+      if (const Deviation* d = known_crash(items[i], side)) r.notes.emplace_back("known_crash", d->id), noted = true;
+    if (task_json) task_json(i, b, json && !noted ? *json : to_json(r).dump());
     ItemResult& result = results[i];
     result.item = &items[i];
     if (plan.has_baseline() && b == 0)

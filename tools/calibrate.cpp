@@ -13,6 +13,7 @@
 
 #include "engine/config.h"
 #include "generators/generators.h"
+#include "opcall/opcall.h"
 #include "tools/commands.h"
 #include "tools/sweep.h"
 

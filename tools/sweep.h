@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "opcall/opcall.h"
 #include "specs/model/spec.h"
 
 namespace opsfuzz {
 
 struct Sample;  // generators/generators.h
+namespace opcall {
+struct CallOutcome;  // opcall/opcall.h
+}
 
 struct SweepOptions {
   bool invalid = false;
