@@ -53,15 +53,15 @@ std::span<const ConfigWord> config_words() {
 }
 
 Config Config::parse(const std::string& words) {
+  const auto known = config_words();
+  auto find = [&](std::string_view w) {
+    return std::find_if(known.begin(), known.end(), [&](const ConfigWord& k) { return k.word == w; });
+  };
   Config cfg;
   std::stringstream ss(words);
   std::string word;
   while (std::getline(ss, word, ',')) {
     if (word.empty()) continue;
-    auto known = config_words();
-    auto find = [&](std::string_view w) {
-      return std::find_if(known.begin(), known.end(), [&](const ConfigWord& k) { return k.word == w; });
-    };
     auto it = find(word);
     bool on = true;
     if (it == known.end() && word.starts_with("no")) {  // "nozerodim": a tensor word or contract, off

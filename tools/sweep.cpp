@@ -27,7 +27,7 @@ bool crashed(const CallOutcome& o) {
 // worker; which one, re-running cannot always tell (the damage shows only with some allocations
 // after it): the samples since the previous crash, and those up to the isolation window after
 // it, are searched for a known one.
-bool known_crash(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
+bool crash_is_known(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
                  size_t i, const SweepOptions& options, std::string& message) {
   if (runner::known_crash(spec.op(), samples[i].deviations, outcomes[i].message)) return true;
   CallOutcome alone = run_sweep_samples({samples[i]}, options).front();
@@ -100,7 +100,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
       std::string message = o.message;
       SweepEvent::Kind kind = finding ? SweepEvent::Finding : SweepEvent::Unexpected;
       if (crashed(o))
-        kind = known_crash(spec, samples, outcomes, i, options, message) ? SweepEvent::KnownCrash
+        kind = crash_is_known(spec, samples, outcomes, i, options, message) ? SweepEvent::KnownCrash
                                                                                   : SweepEvent::NewCrash;
       r.deviation += finding;
       if (!finding && kind != SweepEvent::KnownCrash) ++r.judged, r.expected += expected;  // findings are not judged
