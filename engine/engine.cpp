@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include "argtypes/text.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -586,6 +588,7 @@ bool MetaArgEngine::solve(int arg, const std::vector<MetaArg>& metas, const ArgR
 std::string DeadEnd::describe(const Spec& spec) const { return spec.op() + ": " + cause(spec); }
 
 std::string DeadEnd::cause(const Spec& spec) const {
+  if (unchecked) return "inputs on which the kernel does not check the rule broken: " + join(constraints, ", ");
   std::string s = arg >= 0 ? "argument '" + spec.args()[arg].name + "', attribute " + std::string(name(attribute))
                            : "the joint constraints";
   if (element >= 0) s += " [element " + std::to_string(element) + "]";

@@ -29,6 +29,9 @@ struct DeadEnd {
   int64_t element = -1;
   std::vector<std::string> constraints;  // labels of the constraints applied
   bool violating = false;  // an invalid tuple's: no value breaks `constraints` (the one to violate)
+  // An invalid tuple's inputs fell where the kernel does not check the rule broken
+  // (`constraints`: the inputs, as Spec::unchecked_on names them).
+  bool unchecked = false;
   // "argument 'dim', attribute Value: no value satisfies ..." (violating: "... no value violates ...")
   std::string cause(const Spec& spec) const;
   std::string describe(const Spec& spec) const;  // the op, then its cause

@@ -370,6 +370,8 @@ Classification classify(const Spec& spec, const std::vector<c10::IValue>& args, 
   } catch (const ObserveError& e) {
     throw ObserveError(spec.op() + ": " + e.what());
   }
+  for (const std::string& rule : out.broken)
+    if (const UncheckedInputs* u = spec.unchecked_on(rule, args)) add_once(out.deviations, u->deviation->id);
   return out;
 }
 

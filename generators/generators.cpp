@@ -219,6 +219,21 @@ ArgumentTupleGenerator::ArgumentTupleGenerator(const Spec& spec, Config cfg, uin
 
 uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_; }
 
+// An invalid tuple on inputs where the kernel does not check the rule it breaks: a dead end, or
+// under the contract configuration a sample in that deviation.
+bool ArgumentTupleGenerator::keeps_to_checked_inputs(DeadEnd& cause) {
+  const UncheckedInputs* unchecked = spec_.unchecked_on(tuple_.violated, values_);
+  if (!unchecked) return true;
+  if (cfg_.contract) {
+    tuple_.deviations.push_back(unchecked->deviation.get());
+    return true;
+  }
+  cause = DeadEnd{};
+  cause.unchecked = true;
+  cause.constraints = {unchecked->inputs};
+  return false;
+}
+
 bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   // Skipped tasks and redrawn candidates do not consume an index; the misses before this sample
   // vary its seed.
@@ -238,11 +253,13 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
     bool solved = engine_.solve(task, variant_, rng, materialize, tuple_) &&
                   (!with_out_ || engine_.solve_outs(rng, tuple_));
     stats_.solver_calls = engine_.joint().oracle_calls();
+    DeadEnd cause = engine_.dead_end();
+    if (solved && !task.valid()) solved = keeps_to_checked_inputs(cause);
     if (solved) break;
     ++stats_.dead_ends;
-    ++stats_.dead_end_causes[engine_.dead_end()];
+    ++stats_.dead_end_causes[cause];
     if (i + 1 < retries) continue;
-    if (task.valid() && !sampling) throw UnsatisfiableSpec(engine_.dead_end().describe(spec_));
+    if (task.valid() && !sampling) throw UnsatisfiableSpec(cause.describe(spec_));
     return false;
   }
   out.op = spec_.op();
@@ -285,12 +302,32 @@ bool ArgumentTupleGenerator::redraw(const Sample& candidate) {
   return true;
 }
 
+bool ArgumentTupleGenerator::out_of_patience() const {
+  if (empty_rounds_ < 3) return false;
+  if (stats_.samples == 0) return stats_.attempts >= kFirstPatience;
+  return stats_.attempts - attempts_at_last_sample_ > kPatience * attempts_at_last_sample_ / stats_.samples;
+}
+
+std::string ArgumentTupleGenerator::why_ended() const {
+  if (!ended_) return "";
+  std::string s = spec_.op() + ": the " + (validity_ == Validity::Valid ? "valid" : "invalid") + " sample stream ended after " +
+                  std::to_string(stats_.samples) + " samples";
+  if (tasks_.empty()) return s + ": the spec has no rule to break";
+  s += ", " + std::to_string(stats_.attempts - attempts_at_last_sample_) + " attempts in a row finding none; dead ends:";
+  for (const auto& [cause, count] : stats_.dead_end_causes) s += "\n  " + std::to_string(count) + "  " + cause.cause(spec_);
+  return s;
+}
+
 bool ArgumentTupleGenerator::next(Sample& out) {
-  if (tasks_.empty()) return false;
+  if (tasks_.empty()) ended_ = true;
+  if (ended_) return false;
   for (;;) {
     if (task_ == tasks_.size()) {
       empty_rounds_ = produced_this_round_ ? 0 : empty_rounds_ + 1;
-      if (empty_rounds_ >= 3) return false;  // and on every later call
+      if (out_of_patience()) {
+        ended_ = true;  // and stays so
+        return false;
+      }
       if (stats_.rounds++ == 0) first_round_ = produced_this_round_;
       task_ = 0, produced_this_round_ = 0;
     }
@@ -305,6 +342,7 @@ bool ArgumentTupleGenerator::next(Sample& out) {
     if (++variant_ >= variants_) ++task_, variant_ = 0;
     if (!ok) continue;
     ++index_, ++produced_this_round_, ++stats_.samples;
+    attempts_at_last_sample_ = stats_.attempts;
     misses_ = 0, redraws_ = 0;
     return true;
   }

@@ -76,9 +76,11 @@ enum class Validity { Valid, Invalid };
 class ArgumentTupleGenerator {
  public:
   ArgumentTupleGenerator(const Spec& spec, Config cfg, uint64_t seed, Validity validity, bool with_out = false);
-  // False only when no sample can be produced at all (an invalid stream for a spec with no
-  // violable constraint). Throws UnsatisfiableSpec when a valid task never solves.
+  // False once the stream has ended (see kPatience): an invalid stream of a spec with no rule the
+  // configuration lets it break. Throws UnsatisfiableSpec when a valid task never solves.
   bool next(Sample& out);
+  // Why the stream ended ("" while it has not): its samples, and its dead ends by cause.
+  std::string why_ended() const;
   const GenerationStats& stats() const { return stats_; }
   uint64_t tuples_per_round() const;  // samples in the first round (after one round has run)
 
@@ -88,10 +90,18 @@ class ArgumentTupleGenerator {
   // every candidate would be redrawn: a stream redraws at most kRedrawBudget candidates.
   static constexpr int kRedraws = 3;
   static constexpr uint64_t kRedrawBudget = 64;
+  // A stream ends after three rounds in a row without a sample, and only when the attempts since
+  // its last sample exceed kPatience times its attempts per sample so far (kFirstPatience before
+  // its first sample): a rule that only some inputs let it break (min.dtype != bool when self is
+  // bool) is broken rarely, not never, and the stream goes on breaking it.
+  static constexpr uint64_t kPatience = 20;
+  static constexpr uint64_t kFirstPatience = 1000;
 
  private:
   bool attempt(const Task& task, Sample& out);
   bool redraw(const Sample& candidate);
+  bool out_of_patience() const;
+  bool keeps_to_checked_inputs(DeadEnd& cause);
 
   const Spec& spec_;
   Config cfg_;
@@ -110,6 +120,8 @@ class ArgumentTupleGenerator {
   int redraws_ = 0;           // candidates redrawn for this sample
   DiversityCounter covered_;  // the classes of the valid candidates (until the budget is spent)
   int empty_rounds_ = 0;
+  uint64_t attempts_at_last_sample_ = 0;
+  bool ended_ = false;
   std::vector<c10::IValue> values_;
   MetaTuple tuple_;
   GenerationStats stats_;

@@ -53,7 +53,13 @@ runner::Item deep_copy(const runner::Item& item) {
 // let go after the last test that will run (GoogleTest's filter and sharding applied) used it.
 class Fixture {
  public:
-  explicit Fixture(std::function<std::vector<runner::Item>()> build) : build_(std::move(build)) {}
+  // What building gives: the items, and when a sample stream ended before giving every item it
+  // was registered for, why.
+  struct Built {
+    std::vector<runner::Item> items;
+    std::string ended;
+  };
+  explicit Fixture(std::function<Built()> build) : build_(std::move(build)) {}
 
   void add_user(const ::testing::TestInfo* test) { users_.push_back(test); }
 
@@ -64,34 +70,35 @@ class Fixture {
       remaining_ = std::count_if(users_.begin(), users_.end(), [](auto* t) { return t->should_run(); });
   }
 
-  // A deep copy of item k, or nullopt when the fixture has fewer items. Throws what building threw.
-  std::optional<runner::Item> item(size_t k) {
-    std::optional<std::vector<runner::Item>> fresh;
-    std::vector<runner::Item>* items = nullptr;
+  // A deep copy of item k. Throws what building threw, and why the items ended before k.
+  runner::Item item(size_t k) {
+    std::optional<Built> fresh;
+    const Built* built = nullptr;
     if (cache_disabled()) {
       fresh = build();
-      items = &*fresh;
+      built = &*fresh;
     } else {
-      if (!items_) items_ = build(), ++stats().live;
-      items = &*items_;
+      if (!built_) built_ = build(), ++stats().live;
+      built = &*built_;
     }
-    if (k >= items->size()) return std::nullopt;
-    return deep_copy((*items)[k]);
+    if (k >= built->items.size())
+      throw std::runtime_error(built->ended.empty() ? "no item " + std::to_string(k) : built->ended);
+    return deep_copy(built->items[k]);
   }
 
   // A test that used the fixture has ended.
   void done() {
-    if (--remaining_ <= 0 && items_) items_.reset(), --stats().live, ++stats().released;
+    if (--remaining_ <= 0 && built_) built_.reset(), --stats().live, ++stats().released;
   }
 
  private:
-  std::vector<runner::Item> build() {
+  Built build() {
     ++stats().builds;
     return build_();
   }
 
-  std::function<std::vector<runner::Item>()> build_;
-  std::optional<std::vector<runner::Item>> items_;
+  std::function<Built()> build_;
+  std::optional<Built> built_;
   std::vector<const ::testing::TestInfo*> users_;
   std::ptrdiff_t remaining_ = -1;
 };
@@ -134,7 +141,6 @@ class RegisteredTest : public ::testing::Test {
       setup_error = e.what();
     }
     if (!setup_error.empty()) return setup_failure(setup_error);
-    if (!item) GTEST_SKIP() << c_.what << ": the spec's sample stream ended before it";
     for (const runner::Side& side : item->sides)
       if (!side.call) {
         if (side.skipped) GTEST_SKIP() << side.error;
@@ -269,10 +275,12 @@ size_t SpecDBTests::register_tests() {
   size_t n = 0;
   for (const Spec* spec : specs) {
     auto fixture = std::make_shared<Fixture>([spec, cfg, seed = seed_, validity, count = count_, config = config_] {
-      std::vector<runner::Item> items;
-      for (const Sample& s : generate_samples(*spec, cfg, seed, validity, count))
-        items.push_back(runner::item_from_sample(s, config));
-      return items;
+      Fixture::Built built;
+      ArgumentTupleGenerator gen(*spec, cfg, seed, validity);
+      Sample s;
+      while (built.items.size() < count && gen.next(s)) built.items.push_back(runner::item_from_sample(s, config));
+      built.ended = gen.why_ended();
+      return built;
     });
     std::vector<ItemName> names;
     // "valid_0007"; with a seed or config other than the defaults, "valid_seed5_strided_0007".
@@ -306,7 +314,7 @@ size_t YamlTests::register_tests() {
   std::vector<std::string> ids;  // items_from_suite's, in its order
   for (const runner::SuiteItem& item : runner::suite_items(*suite, filter)) ids.push_back(item.id);
   auto fixture = std::make_shared<Fixture>([suite, path = path_, filter, seed = seed_] {
-    return runner::items_from_suite(*suite, path, filter, seed);
+    return Fixture::Built{runner::items_from_suite(*suite, path, filter, seed), ""};
   });
   std::string stem = identifier(std::filesystem::path(path_).stem().string());
   std::vector<ItemName> names;

@@ -159,11 +159,6 @@ Cond nonzero_divisor(std::string dividend, bool mode) {
             });
 }
 
-// The op's name as its deviations' ids begin: without ".default".
-std::string deviation_prefix(const std::string& op) {
-  return op.ends_with(".default") ? op.substr(0, op.size() - 8) : op;
-}
-
 // A divisor of a wider integral dtype is cast into the result dtype first, wrapping around, and
 // may wrap to zero (-32768 as uint8): divisors stay within the range of an integral result dtype,
 // where the rule above says all there is to say.
@@ -178,7 +173,7 @@ Cond divisor_within_result() {
 // The lowest int32 or int64 dividend divided by -1 overflows, and the x86 kernels of integer
 // division die of SIGFPE on it instead of wrapping around as the other integer ops do.
 Cond no_lowest_dividend(const std::string& op, bool mode) {
-  auto d = deviation(deviation_prefix(op) + ".lowest_dividend_by_minus_one",
+  auto d = deviation(deviation_id(op, "lowest_dividend_by_minus_one"),
       "the lowest int32 or int64 dividend divided by -1 kills the process with SIGFPE (x86 idiv traps on the "
       "overflow) instead of wrapping around as the other integer ops do",
       "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000",
@@ -195,7 +190,7 @@ ArgSpec rounding_mode() {
 // The CPU kernels of atan2, hypot, addcdiv, addcmul and lerp have no float16 instance ("...
 // not implemented for 'Half'"), though they have a bfloat16 one: a deviation, as for the unary ops.
 DeviationRef float16_missing(const std::string& op) {
-  return deviation(deviation_prefix(op) + ".float16_result",
+  return deviation(deviation_id(op, "float16_result"),
       "the CPU kernel is not implemented for a float16 result (\"... not implemented for 'Half'\"), though it is "
       "for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 300");

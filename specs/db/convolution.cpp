@@ -27,7 +27,7 @@ using S = c10::ScalarType;
 std::vector<S> conv_dtypes() { return {S::Byte, S::Char, S::Short, S::Int, S::Long, S::BFloat16, S::Float, S::Double}; }
 
 DeviationRef dilated_integral(const std::string& op) {
-  return deviation(op.substr(0, op.find('.')) + ".dilated_integral",
+  return deviation(deviation_id(op, "dilated_integral"),
       "the dilated kernel refuses uint8, int8, int16 and int32 inputs (\"slow_conv_dilated<>\" not implemented "
       "for 'Byte'), which the other paths take",
       "ops-fuzz sweep " + op + " --config contract --seed 0 --max 300");
@@ -79,7 +79,7 @@ enum class BiasDtype { Checked, CastBySlowKernels };
 ArgSpec conv_bias(const std::string& op, BiasDtype checked) {
   Cond dtype = Eq("input.dtype", [](const Ctx& c) { return c.dtype("input"); });
   if (checked == BiasDtype::CastBySlowKernels)
-    dtype = Unchecked(deviation(op.substr(0, op.find('.')) + ".bias_dtype_mix",
+    dtype = Unchecked(deviation(deviation_id(op, "bias_dtype_mix"),
         "a bias of another dtype than input is cast silently by the slow kernels (small inputs) and refused by "
         "the others (\"Input type (CPUFloatType) and bias type (CPUDoubleType) should be the same\")",
         "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300"), std::move(dtype));
@@ -290,6 +290,17 @@ Spec& convolution_backward_rules(Spec& spec, const BackwardDeviations& d) {
                               }), grad_output_not_convolved());
 }
 
+// An empty input returns an empty result before several of the kernel's checks (dilation, the
+// kernel's extent, input's rank, bias's dtype, output_padding): invalid samples keep away from it.
+Spec& empty_input_unchecked(Spec& spec) {
+  const std::string& op = spec.op();
+  auto d = deviation(deviation_id(op, "empty_input_unchecked"),
+      "an empty input returns an empty result before several checks: a negative dilation, a kernel larger than the "
+      "padded input, an input of another rank or a bias of another dtype is taken",
+      "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 1000");
+  return spec.unchecked_on(d, "input is empty", [](const Inputs& in) { return is_empty(in["input"]); });
+}
+
 // convolution's rules, plain or transposed as `transposed` says.
 Spec& convolution_rules(Spec& spec) {
   ConvDims in = leading_channels();
@@ -323,7 +334,7 @@ Spec convolution() {
             .length(param_length("input"))
             .value(Ge(0)))
       .in(Int("groups").deps("input"));
-  return convolution_rules(spec);
+  return empty_input_unchecked(convolution_rules(spec));
 }
 
 // A parameter list of a convolution over n spatial dims: one value for all, or one per dim.
@@ -340,7 +351,7 @@ Spec conv_nd(const std::string& op, int64_t n, BiasDtype bias_dtype) {
       .in(conv_param("padding", n))
       .in(conv_param("dilation", n))
       .in(Int("groups"));
-  return conv_rules(spec, trailing_channels(n));
+  return empty_input_unchecked(conv_rules(spec, trailing_channels(n)));
 }
 
 // conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)
@@ -371,7 +382,7 @@ Spec conv_transpose2d() {
       .in(conv_param("output_padding", 2))
       .in(Int("groups"))
       .in(conv_param("dilation", 2));
-  return conv_transpose_rules(spec, trailing_channels(2));
+  return empty_input_unchecked(conv_transpose_rules(spec, trailing_channels(2)));
 }
 
 // col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,

@@ -129,6 +129,15 @@ bool integral_dtype(const Ctx& c) {
 // arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 //        bool? pin_memory=None) -> Tensor: [0, end) by 1.
 Spec arange() {
+  auto float_check = deviation("arange.half_end_checked_in_float",
+      "with a float16 or bfloat16 dtype the kernel checks the sign of end - start in float: a negative end too small "
+      "for a float (-5e-324) rounds to -0 and passes, giving an empty tensor",
+      "ops-fuzz sweep arange.default --invalid --config contract,half --seed 0 --max 1000");
+  auto rounds_to_zero_in_float = [](const Inputs& in) {
+    const c10::IValue& dtype = in["dtype"];
+    const bool half = !dtype.isNone() && (dtype.toScalarType() == S::Half || dtype.toScalarType() == S::BFloat16);
+    return half && static_cast<float>(in["end"].toScalar().toDouble()) == 0.0f;
+  };
   return factory(Spec("arange.default")
       .in(Scalar("end").deps("dtype")
             // With an integral dtype end is truncated first: (-1, 0) ends where 0 does.
@@ -140,7 +149,9 @@ Spec arange() {
               if (integral_dtype(c)) return -1.0;
               return std::nullopt;
             })))),
-      arange_dtype());
+      arange_dtype())
+      .unchecked_on(float_check, "dtype is float16 or bfloat16 and end rounds to 0 in float", rounds_to_zero_in_float,
+                    {"end >= 0 (the sign of the step, 1)"});
 }
 
 // arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None,

@@ -273,11 +273,11 @@ const MetaArg& entries(const Ctx& c) { return c.self(); }
 // checked): generation keeps a mask among None entries only, and gives it at least one dim (a
 // zero-dim mask indexes nothing).
 ArgSpec index_list(const std::string& op) {
-  auto mask_values = deviation(op.substr(0, op.find('.')) + ".uint8_mask_values_unchecked",
+  auto mask_values = deviation(deviation_id(op, "uint8_mask_values_unchecked"),
       "the kernel takes a uint8 mask's values other than 0 and 1 as true (masked_fill, which index_put uses for "
       "one mask, refuses them)",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 600");
-  auto past_the_end = deviation(op.substr(0, op.find('.')) + ".none_past_the_end_unchecked",
+  auto past_the_end = deviation(deviation_id(op, "none_past_the_end_unchecked"),
       "the kernel counts only len(indices) against self.rank: None entries left past the dims a mask took are "
       "taken (Python indexing refuses them: too many indices)",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 600");
@@ -347,7 +347,17 @@ ArgSpec index_list(const std::string& op) {
 ArgSpec advanced_self() { return Tensor("self").rank(Scope(Ge(1))).size(Scope(Ge(1))); }
 
 // index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-Spec index_tensor() { return Spec("index.Tensor").in(advanced_self()).in(index_list("index.Tensor")); }
+Spec index_tensor() {
+  auto nothing_indexed = deviation(deviation_id("index.Tensor", "empty_result_unchecked"),
+      "index values out of range are taken when an empty index tensor makes the result empty: the kernel checks "
+      "values only as it reads them",
+      "ops-fuzz sweep index.Tensor --invalid --config contract,empty --seed 0 --max 300");
+  return Spec("index.Tensor")
+      .in(advanced_self())
+      .in(index_list("index.Tensor"))
+      .unchecked_on(nothing_indexed, "an entry of indices is empty", [](const Inputs& in) { return is_empty(in["indices"]); },
+                    {"indices[i] values in [-self.size of the dim it indexes, self.size of the dim it indexes)"});
+}
 
 // The shape of self[indices]: the broadcast shape of the index tensors (a mask: its count of
 // true values, unknown here: -1) in place of the dims they take when those are adjacent, in
@@ -491,6 +501,11 @@ Spec embedding_dense_backward() {
       "memory outside the gradient (heap corruption, often a crash later)",
       "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract --seed 0 --max 300",
       {kAborted, kSegfault, kBusError});
+  auto empty_grad = deviation("embedding_dense_backward.empty_grad_output_unchecked",
+      "an empty grad_output is taken whatever numel(indices) is: the kernel views it as rows only when it has "
+      "elements",
+      "ops-fuzz sweep embedding_dense_backward.default --invalid --config contract,empty --seed 0 --max 300");
+  const std::string rows_rule = "grad_output.size(d) for d < grad_output.rank - 1 multiply to numel(indices)";
   auto rows = [](int64_t d) { return ite(Term(d) < rank("grad_output") - 1, size("grad_output", d), 1); };
   return Spec("embedding_dense_backward.default")
       .in(Tensor("grad_output").rank(Ge(1)))
@@ -502,10 +517,11 @@ Spec embedding_dense_backward() {
       .in(Length("num_weights").value(Ge(0)))
       .in(Int("padding_idx"))
       .in(Bool("scale_grad_by_freq"))
-      .joint("grad_output.size(d) for d < grad_output.rank - 1 multiply to numel(indices)",
-             prod(dims("grad_output"), rows) == numel("indices"))
+      .joint(rows_rule, prod(dims("grad_output"), rows) == numel("indices"))
       // Without a row no index is in range: indices are empty then (implied by the values).
-      .joint_scope("num_weights != 0 when indices has elements", numel("indices") == 0 || value("num_weights") != 0);
+      .joint_scope("num_weights != 0 when indices has elements", numel("indices") == 0 || value("num_weights") != 0)
+      .unchecked_on(empty_grad, "grad_output is empty", [](const Inputs& in) { return is_empty(in["grad_output"]); },
+                    {rows_rule});
 }
 
 

@@ -19,17 +19,14 @@ using K = ScalarDtype;
 
 // The dtypes of a matrix product: every numeric dtype (no bool); the CPU kernels of 1.13 have no
 // float16 path (a deviation of each op).
-
-std::string stem(const std::string& op) { return op.substr(0, op.find('.')); }
-
 DeviationRef float16_missing(const std::string& op) {
-  return deviation(stem(op) + ".float16",
+  return deviation(deviation_id(op, "float16"),
       "the CPU kernel is not implemented for float16 (\"... not implemented for 'Half'\"), though it is for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
 }
 // The distance kernels have neither a float16 nor a bfloat16 path.
 DeviationRef half_floats_missing(const std::string& op) {
-  return deviation(stem(op) + ".half_floats",
+  return deviation(deviation_id(op, "half_floats"),
       "the CPU kernel is not implemented for float16 and bfloat16 (\"... not implemented for 'Half'\")",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");
 }
@@ -91,7 +88,7 @@ IntList product_shape(const Ctx& c, const std::string& a, const std::string& b) 
 // beta and alpha: an int for an integral product, an int or a float otherwise (the documentation);
 // the kernels convert any Scalar without checking.
 ArgSpec coefficient(const std::string& op, const char* name, const std::string& a) {
-  auto unchecked = deviation(stem(op) + "." + name + "_kind",
+  auto unchecked = deviation(deviation_id(op, name + std::string("_kind")),
       std::string("a float or bool ") + name + " with integral operands is truncated silently, though the documentation "
       "asks for an int",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300");
@@ -115,7 +112,7 @@ Spec add_product(const std::string& op, const char* a, int64_t a_rank, const cha
   const std::string first = a, second = b;
   Cond self_dtype = Eq(first + ".dtype", [first](const Ctx& c) { return c.dtype(first); });
   if (self_dtype_unchecked)
-    self_dtype = Unchecked(deviation(stem(op) + ".self_dtype",
+    self_dtype = Unchecked(deviation(deviation_id(op, "self_dtype"),
         "self of another dtype than " + first + " is cast silently, where addmm refuses it (\"self and mat2 must have "
         "the same dtype\")",
         "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300"), std::move(self_dtype));
@@ -164,14 +161,18 @@ Cond batch_dims_broadcastable_with(std::string arg) {
 // matmul(Tensor self, Tensor other) -> Tensor: dot, mv, mm or a batched product by the ranks; a
 // 1-d other is a vector, and the batch dims (all but the last two) broadcast.
 Spec matmul() {
+  auto empty = deviation("matmul.empty_operand_dtype_unchecked",
+      "operands of different dtypes are taken when one is empty (but for a dot of two vectors, which compares "
+      "dtypes first): the kernel returns before it compares them",
+      "ops-fuzz sweep matmul.default --invalid --config contract,empty --seed 0 --max 300");
+  auto empty_not_dot = [](const Inputs& in) {
+    const at::Tensor &self = in["self"].toTensor(), &other = in["other"].toTensor();
+    return (self.numel() == 0 || other.numel() == 0) && (self.dim() > 1 || other.dim() > 1);
+  };
   return Spec("matmul.default")
       .in(first_operand("matmul.default", "self", 0))
       .in(Tensor("other").deps("self")
-            // An empty product returns before the dtypes are compared (dot compares them first).
-            .dtype(Eq("self.dtype (unless self is empty and not 1-d)", [](const Ctx& c) -> std::optional<S> {
-              if (c.numel("self") == 0 && c.rank("self") >= 2) return std::nullopt;
-              return c.dtype("self");
-            }))
+            .dtype(Eq("self.dtype", [](const Ctx& c) { return c.dtype("self"); }))
             .rank(Ge(1))
             .size(Scope(Ge("1 at its own dims when its dtype differs from self's or is bool", [](const Ctx& c) {
               return dtype_refused_beside(c, "self") && c.dim() != std::max<int64_t>(c.rank() - 2, 0) ? 1 : 0;
@@ -180,7 +181,8 @@ Spec matmul() {
               if (c.dim() == std::max<int64_t>(c.rank() - 2, 0)) return c.size("self", -1);
               return std::nullopt;
             }))
-            .size(batch_dims_broadcastable_with("self")));
+            .size(batch_dims_broadcastable_with("self")))
+      .unchecked_on(empty, "self or other is empty, and not both vectors", empty_not_dot, {"other.dtype == self.dtype"});
 }
 
 ArgSpec distance_p() { return Float("p").value(Ge(0)); }
@@ -210,6 +212,10 @@ Spec pdist_forward() {
 // x2 [.., R, M] of one floating dtype, batch dims broadcast.
 Spec cdist_forward() {
   auto half = half_floats_missing("_cdist_forward.default");
+  auto empty = deviation("_cdist_forward.empty_dtype_unchecked",
+      "x1 and x2 of different floating dtypes are taken when either is empty: the kernel returns an empty result "
+      "before it compares them",
+      "ops-fuzz sweep _cdist_forward.default --invalid --config contract,empty --seed 0 --max 1000");
   return Spec("_cdist_forward.default")
       .in(Tensor("x1")
             .dtype(In(listed(floating_dtypes())))
@@ -224,7 +230,12 @@ Spec cdist_forward() {
             }))
             .size(batch_dims_broadcastable_with("x1")))
       .in(distance_p())
-      .in(IntOpt("compute_mode").value(Be(0, 2)));
+      .in(IntOpt("compute_mode").value(Be(0, 2)))
+      .unchecked_on(empty, "x1 or x2 is empty and x2 is floating (the kernel checks that first)",
+                    [](const Inputs& in) {
+                      return (is_empty(in["x1"]) || is_empty(in["x2"])) && in["x2"].toTensor().is_floating_point();
+                    },
+                    {"x2.dtype == x1.dtype"});
 }
 
 // The shape of linear's result: input's batch dims, then weight.size(0) for a 2-d weight.

@@ -233,6 +233,10 @@ ArgSpec batch_norm_affine(const char* name) {
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
 //            bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 Spec batch_norm() {
+  auto running_var = deviation("batch_norm.running_var_dtype_unchecked_when_strided",
+      "a running_var of another dtype than input is taken when input is not contiguous: the kernel's path for "
+      "other layouts computes with it as a tensor, the contiguous one reads it as input's dtype and refuses it",
+      "ops-fuzz sweep batch_norm.default --invalid --config contract,transposed --seed 0 --max 1000");
   return Spec("batch_norm.default")
       .in(Tensor("input")
             .dtype(In(kNormDtypes))
@@ -248,7 +252,9 @@ Spec batch_norm() {
       .in(Float("eps"))
       .in(Bool("cudnn_enabled"))
       .joint("training, or running_mean and running_var are given",
-             value("training") == 1 || (!is_none("running_mean") && !is_none("running_var")));
+             value("training") == 1 || (!is_none("running_mean") && !is_none("running_var")))
+      .unchecked_on(running_var, "input is not contiguous", [](const Inputs& in) { return is_non_contiguous(in["input"]); },
+                    {"running_var.dtype == input.dtype"});
 }
 
 // The mean or rstd native_group_norm saves: input's dtype, 2-d (its sizes [N, group] are joint).

@@ -115,14 +115,14 @@ Cond below_size(std::string when, std::function<bool(const Ctx&)> reflects) {
 }
 
 DeviationRef unchecked_length(const std::string& op) {
-  return deviation(op.substr(0, op.find('.')) + ".padding_length_unchecked",
+  return deviation(deviation_id(op, "padding_length_unchecked"),
       "the kernel reads the 2n pads it needs without checking len(padding): a shorter list reads past its end "
       "(SIGSEGV or garbage pads), a longer one is taken",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 200",
       {kSegfault});
 }
 DeviationRef one_positive_size(const std::string& op, int max = 200) {
-  return deviation(op.substr(0, op.find('.')) + ".one_padded_size_checked",
+  return deviation(deviation_id(op, "one_padded_size_checked"),
       "the kernel checks that one padded size is positive (output_w >= 1 || output_h >= 1 ...), not each: "
       "a padded size of 0 beside a positive one returns an empty result",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max " + std::to_string(max));

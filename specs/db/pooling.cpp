@@ -18,8 +18,6 @@ struct Window {
   bool fits_kernel = false;  // avg_pool3d's kernel checks that each spatial size of self is >= the kernel's
 };
 
-std::string op_base(const std::string& op) { return op.substr(0, op.find('.')); }
-
 // The rule at every spatial axis.
 Term every_axis(int64_t n, const std::function<Term(int64_t)>& rule) {
   Term all = rule(0);
@@ -82,7 +80,7 @@ Spec& window_args(Spec& spec, const Window& w) {
 // values): the lowest int64 divided by -1 overflows.
 // `divided` names them in the id, `what` in the reason.
 Cond no_lowest_by_minus_one(const std::string& op, const std::string& divided, const std::string& what) {
-  auto lowest_by_minus_one = deviation(op_base(op) + ".lowest_" + divided + "_by_minus_one",
+  auto lowest_by_minus_one = deviation(deviation_id(op, "lowest_" + divided + "_by_minus_one"),
       "an int64 " + what + " the lowest int64 divided by divisor_override -1 kills the process with SIGFPE "
       "(x86 idiv traps on the overflow) instead of wrapping around",
       "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000",
@@ -120,7 +118,7 @@ Spec& forward_shape(Spec& spec, const Window& w, const std::string& grad, const 
 // no rule on a tensor's values can state; the plane is what keeps the kernel's writes in bounds). The
 // kernel writes there unchecked.
 ArgSpec max_indices(const std::string& op, int64_t n) {
-  auto outside = deviation(op_base(op) + ".indices_unchecked",
+  auto outside = deviation(deviation_id(op, "indices_unchecked"),
       "indices outside the plane of self are not checked: the kernel writes the gradient there, past the end "
       "of the result",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300",
@@ -138,7 +136,7 @@ ArgSpec max_indices(const std::string& op, int64_t n) {
 // op_backward(Tensor grad_output, Tensor self, <the forward's arguments>[, Tensor indices]): the
 // gradient of a window pool with respect to self.
 Spec window_backward(std::string op, const Window& w) {
-  auto batch = deviation(op_base(op) + ".batch_unchecked",
+  auto batch = deviation(deviation_id(op, "batch_unchecked"),
       "the kernel checks every dim of grad_output" + std::string(w.max ? " and indices" : "") +
           " against the forward's result but the batch dim, and reads or writes past the end of the one "
           "that is shorter",
@@ -304,25 +302,25 @@ Spec avg_pool2d_backward() { return window_backward("avg_pool2d_backward.default
 // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
 //     int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 DeviationRef unchecked_channels(const std::string& op, const std::string& when) {
-  return deviation(op_base(op) + ".channels_unchecked",
+  return deviation(deviation_id(op, "channels_unchecked"),
       "the kernel checks that self's spatial dims are not empty but not its channel dim" + when +
           ": an empty one is taken (the result is empty)",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
 }
 DeviationRef mean_path(const std::string& op, const std::string& ranks) {
-  return deviation(op_base(op) + ".all_ones_unchecked",
+  return deviation(deviation_id(op, "all_ones_unchecked"),
       "output_size all ones takes the mean over the spatial dims, which checks none of the kernel's rules on "
       "self: an empty spatial dim (NaN result), a float16 self" + ranks + " are taken",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty,half --seed 0 --max 300");
 }
 DeviationRef empty_dtype(const std::string& op) {
-  return deviation(op_base(op) + ".empty_result_dtype_unchecked",
+  return deviation(deviation_id(op, "empty_result_dtype_unchecked"),
       "an empty result (an output size of 0, or an empty batch or channel dim) returns before self's dtype is "
       "checked: integral and float16 selfs are taken",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
 }
 DeviationRef negative_sizes(const std::string& op) {
-  return deviation(op_base(op) + ".negative_output_size_unchecked",
+  return deviation(deviation_id(op, "negative_output_size_unchecked"),
       "negative output sizes are not checked: beside an output size of 0 or an empty batch or channel dim "
       "the result is empty and they are taken",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 1000");
@@ -360,12 +358,12 @@ Spec adaptive_avg_pool3d_() {
 // grad_output alone and takes its planes for self's.
 Spec adaptive_avg_pool2d_backward_() {
   std::string op = "_adaptive_avg_pool2d_backward.default";
-  auto shape = deviation(op_base(op) + ".grad_shape_unchecked",
+  auto shape = deviation(deviation_id(op, "grad_shape_unchecked"),
       "grad_output's rank, batch and channel dims are not compared with self's: the kernel scatters grad_output's "
       "planes into self's, past the end of the result when grad_output has more",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 300",
       {kSegfault, kAborted});
-  auto self_sizes = deviation(op_base(op) + ".self_sizes_unchecked",
+  auto self_sizes = deviation(deviation_id(op, "self_sizes_unchecked"),
       "self's sizes are not checked: an empty spatial dim makes the kernel write past the end of the empty "
       "result; an empty channel dim of an unbatched self is taken",
       "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300",

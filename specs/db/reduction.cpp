@@ -288,8 +288,7 @@ Spec prod_dim() {
 // values that do not fit dtype ("value cannot be converted to type int8_t without overflow"),
 // while a self with dims is cast as the contract says (integers wrap around): a deviation.
 Cond zero_dim_checked_cast(const std::string& op) {
-  std::string id = op.substr(0, op.find('.'));
-  auto d = deviation(id + ".zero_dim_checked_cast",
+  auto d = deviation(deviation_id(op, "zero_dim_checked_cast"),
       "a zero-dim self whose values do not fit dtype is refused (\"value cannot be converted to type ... without "
       "overflow\"), though a self with dims is cast into dtype, wrapping around",
       "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");

@@ -112,7 +112,7 @@ ArgSpec dims_of_self(std::string name) {
 
 // self of a unique op, whose CPU kernels have no float16 path though they have a bfloat16 one.
 ArgSpec unique_self(const std::string& op) {
-  auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
+  auto missing = deviation(deviation_id(op, "float16_self"),
       "the CPU kernel is not implemented for float16 self (\"\"unique\" not implemented for 'Half'\" or "
       "\"\"unique_dim\" ...\"), though it is for bfloat16",
       "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 200");
@@ -174,7 +174,7 @@ Term distinct_entries(const std::string& list) {
   });
 }
 DeviationRef unchecked_when_empty(const std::string& op, const std::string& what, const std::string& reason) {
-  return deviation(op.substr(0, op.find('.')) + "." + what + "_unchecked_when_empty", reason,
+  return deviation(deviation_id(op, what + "_unchecked_when_empty"), reason,
                    "ops-fuzz sweep " + op + " --invalid --config contract,empty --seed 0 --max 300");
 }
 

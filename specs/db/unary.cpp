@@ -18,7 +18,7 @@ ArgSpec pointwise_self(const std::string& op, std::vector<S> dtypes, CpuFloat16 
   ArgSpec self = Tensor("self");
   if (!dtypes.empty()) self.dtype(In(std::move(dtypes)));
   if (float16 == CpuFloat16::Missing) {
-    auto missing = deviation(op.substr(0, op.find('.')) + ".float16_self",
+    auto missing = deviation(deviation_id(op, "float16_self"),
         "the CPU kernel is not implemented for float16 self (\"... not implemented for 'Half'\"), though it "
         "is for bfloat16",
         "ops-fuzz sweep " + op + " --config contract,half --seed 0 --max 100");

@@ -284,7 +284,7 @@ Spec sym_storage_offset() { return of_self("sym_storage_offset.default"); }
 // The linked operator (a TorchScript primitive) indexes self's sizes or strides with dim as it
 // is: it neither wraps a negative dim nor checks the range, and reads outside the array.
 Spec geometry_at(const std::string& op, const std::string& what) {
-  auto unchecked = deviation(op.substr(0, op.find('.')) + ".dim_unchecked",
+  auto unchecked = deviation(deviation_id(op, "dim_unchecked"),
       "dim is neither wrapped nor checked against self.rank: a negative or out-of-range dim reads outside "
       "self's " + what + " (a wrong value, or a segmentation fault), and a 0-dim self is not refused",
       "ops-fuzz sweep " + op + " --invalid --config contract --seed 0 --max 1000",

@@ -146,6 +146,17 @@ inline std::vector<c10::ScalarType> listed(std::span<const c10::ScalarType> dtyp
   return {dtypes.begin(), dtypes.end()};
 }
 
+// Conditions on inputs (Spec::unchecked_on). Empty: a tensor without elements, or a list of
+// tensors with one among them.
+bool is_empty(const c10::IValue& v);
+bool is_non_contiguous(const c10::IValue& v);  // a tensor
+
+// A deviation's id: the op's name without its overload, then what it is
+// ("div.lowest_dividend_by_minus_one" for div.Tensor_mode and div.Scalar_mode alike: one kernel's).
+inline std::string deviation_id(const std::string& op, const std::string& what) {
+  return op.substr(0, op.find('.')) + "." + what;
+}
+
 // A deviation of the linked kernel from the op's contract, with a command that reproduces it; a
 // known crash names the signals it dies of (Deviation::signals).
 inline DeviationRef deviation(std::string id, std::string reason, std::string command,

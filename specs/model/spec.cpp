@@ -1,5 +1,7 @@
 #include "specs/model/spec.h"
 
+#include "argtypes/text.h"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -176,7 +178,22 @@ std::vector<DeviationSite> Spec::deviations() const {
     for (const auto& c : a.constraints) add(c.deviation, c.role, c.label);
   }
   for (const auto& j : joints_) add(j.deviation, j.role, j.label);
+  for (const auto& u : unchecked_inputs_)
+    add(u.deviation, Role::Unchecked, (u.rules.empty() ? "every rule" : join(u.rules, "; ")) + ", when " + u.inputs);
   return out;
+}
+
+bool Spec::has_rule(const std::string& label) const {
+  for (const auto& a : args_)
+    for (const auto& c : a.constraints)
+      if (c.label == label) return true;
+  return std::any_of(joints_.begin(), joints_.end(), [&](const auto& j) { return j.label == label; });
+}
+
+const UncheckedInputs* Spec::unchecked_on(const std::string& rule, const std::vector<c10::IValue>& values) const {
+  for (const auto& u : unchecked_inputs_)
+    if (u.covers(rule) && u.holds(Inputs(*this, values))) return &u;
+  return nullptr;
 }
 
 namespace {
@@ -212,6 +229,10 @@ void Spec::check() const {
       if (index_of(n) < 0)
         throw std::invalid_argument(op_ + ": joint constraint '" + j.label + "' names unknown argument '" + n + "'");
   }
+  for (const auto& u : unchecked_inputs_)
+    for (const auto& rule : u.rules)
+      if (!has_rule(rule))
+        throw std::invalid_argument(op_ + ": the inputs '" + u.inputs + "' name rule '" + rule + "', which no constraint has");
   for (const auto& d : deviations())
     if (d.deviation->id.empty() || d.deviation->reason.empty() || d.deviation->command.empty())
       throw std::invalid_argument(op_ + ": the deviation at '" + d.where + "' needs an id, a reason and a command");

@@ -6,6 +6,7 @@
 #include "argtypes/meta_arg.h"
 #include "specs/model/joint.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <memory>
@@ -13,6 +14,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace c10 {
+struct IValue;
+}
 
 namespace opsfuzz {
 
@@ -237,6 +242,33 @@ struct DeviationSite {
   std::string where;  // the label of the constraint, or "input: non-contiguous layouts"
 };
 
+// A sample's inputs by argument name, as a condition on inputs reads them.
+class Inputs {
+ public:
+  Inputs(const Spec& spec, const std::vector<c10::IValue>& values) : spec_(spec), values_(values) {}
+  // Throws std::invalid_argument naming the spec when `arg` is not one of its arguments.
+  const c10::IValue& operator[](std::string_view arg) const;
+
+ private:
+  const Spec& spec_;
+  const std::vector<c10::IValue>& values_;  // in the order of the spec's arguments
+};
+
+// Inputs on which the kernel does not check some of its rules (a deviation): a sample that breaks
+// one of `rules` (every rule when none is named) on inputs where `holds` is true is accepted.
+// Invalid generation keeps out of such inputs, but under the contract configuration, where the
+// samples that fall on them say so.
+struct UncheckedInputs {
+  DeviationRef deviation;
+  std::string inputs;  // what they are, as a reader says it: "input is empty"
+  std::function<bool(const Inputs&)> holds;
+  std::vector<std::string> rules;  // labels
+
+  bool covers(const std::string& rule) const {
+    return rules.empty() || std::find(rules.begin(), rules.end(), rule) != rules.end();
+  }
+};
+
 class Spec {
  public:
   explicit Spec(std::string op) : op_(std::move(op)) {}
@@ -256,10 +288,21 @@ class Spec {
     return add_joint(std::move(label), std::move(t), Role::Unchecked, std::move(d));
   }
 
+  // Inputs on which the kernel does not check `rules` (every rule when none is named).
+  Spec& unchecked_on(DeviationRef d, std::string inputs, std::function<bool(const Inputs&)> holds,
+                     std::vector<std::string> rules = {}) {
+    unchecked_inputs_.push_back({std::move(d), std::move(inputs), std::move(holds), std::move(rules)});
+    return *this;
+  }
+
   const std::string& op() const { return op_; }
   const std::vector<ArgSpec>& args() const { return args_; }
   const std::vector<ArgSpec>& outs() const { return outs_; }
   const std::vector<JointConstraint>& joints() const { return joints_; }
+  const std::vector<UncheckedInputs>& unchecked_inputs() const { return unchecked_inputs_; }
+  // The unchecked inputs `values` (in the order of args()) fall on when they break `rule`, or
+  // nullptr when the kernel checks it on them.
+  const UncheckedInputs* unchecked_on(const std::string& rule, const std::vector<c10::IValue>& values) const;
   int index_of(std::string_view arg) const;  // -1 when the spec has no such argument
   std::vector<DeviationSite> deviations() const;
   // Every name a spec uses resolves and no dependency cycles: throws std::invalid_argument
@@ -268,6 +311,7 @@ class Spec {
 
  private:
   Spec& add_joint(std::string label, Term t, Role role, DeviationRef d);
+  bool has_rule(const std::string& label) const;  // a constraint or joint constraint so labelled
   Spec& add(ArgSpec a, bool keyword, std::vector<ArgSpec>& into);
   void link();  // resolves every dependency name that names an argument
 
@@ -275,6 +319,7 @@ class Spec {
   std::vector<ArgSpec> args_;
   std::vector<ArgSpec> outs_;
   std::vector<JointConstraint> joints_;
+  std::vector<UncheckedInputs> unchecked_inputs_;
 };
 
 // The order in which arguments are solved: every argument after its dependencies. Throws

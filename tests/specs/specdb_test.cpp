@@ -1,6 +1,6 @@
 // The SpecDB sweep, under every tensor configuration: each spec's valid samples must run on the
-// CPU kernels, and at least 98 % of its invalid samples must be refused; a binding error is a
-// fault of the spec, never a rejection. Kernels run in forked children.
+// CPU kernels, and its invalid samples must be refused, but for those in marked deviations; a
+// binding error is a fault of the spec, never a rejection. Kernels run in forked children.
 #include "bench/hand_written.h"
 #include "engine/engine.h"
 #include "engine/joint.h"
@@ -13,6 +13,7 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -70,23 +71,29 @@ void expect_valid_samples_accepted(const Spec& spec, const Config& cfg) {
 
 TEST_P(SpecDB, ValidSamplesAreAccepted) { expect_valid_samples_accepted(spec(), config()); }
 
+// Every invalid sample is refused, except one that says it falls into a marked deviation (a rule
+// the kernel does not check). A stream shorter than kSamples fails, unless no rule of the spec can
+// be broken under the configuration: it produced nothing, and every dead end found no value
+// breaking the rule it was to break (prod refuses float16, which only `half` generates).
 TEST_P(SpecDB, InvalidSamplesAreRejected) {
-  auto samples = generate(spec(), config(), Validity::Invalid);
-  if (samples.empty()) GTEST_SKIP() << spec().op() << " has no constraint to violate";
+  ArgumentTupleGenerator gen(spec(), config(), 2026, Validity::Invalid);
+  std::vector<Sample> samples;
+  for (Sample s; samples.size() < kSamples && gen.next(s);) samples.push_back(s);
+  const auto& causes = gen.stats().dead_end_causes;
+  const bool out_of_reach = std::all_of(causes.begin(), causes.end(), [](const auto& c) { return c.first.violating; });
+  if (samples.empty() && out_of_reach) GTEST_SKIP() << "no rule to break under this configuration: " << gen.why_ended();
+  EXPECT_EQ(samples.size(), kSamples) << gen.why_ended();
   auto outcomes = run_samples(samples);
-  size_t accepted = 0;
+  size_t in_deviations = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
     EXPECT_NE(outcomes[i].kind, CallOutcome::BindError) << describe(samples[i], outcomes[i]);
     EXPECT_NE(outcomes[i].kind, CallOutcome::Crashed) << describe(samples[i], outcomes[i]);
-    if (outcomes[i].kind == CallOutcome::Accepted) {
-      ++accepted;
-      std::printf("accepted invalid %s\n", describe(samples[i], outcomes[i]).c_str());
-    }
+    if (outcomes[i].kind != CallOutcome::Accepted) continue;
+    if (samples[i].deviations.empty()) ADD_FAILURE() << "accepted: " << describe(samples[i], outcomes[i]);
+    else ++in_deviations;
   }
-  double rejected = 1.0 - static_cast<double>(accepted) / samples.size();
-  std::printf("%s [%s]: %.1f %% of %zu invalid samples rejected\n", spec().op().c_str(), std::get<1>(GetParam()).c_str(),
-              100 * rejected, samples.size());
-  EXPECT_GE(rejected, 0.98);
+  std::printf("%s [%s]: %zu invalid samples, %zu accepted in marked deviations\n", spec().op().c_str(),
+              std::get<1>(GetParam()).c_str(), samples.size(), in_deviations);
 }
 
 using testing::all_ops;

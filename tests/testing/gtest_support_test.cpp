@@ -75,6 +75,14 @@ TEST(Fixtures, InputsThatCannotBeMadeAreASetupFailure) {
   EXPECT_THAT(r.out, Not(HasSubstr("mismatch")));
 }
 
+TEST(Fixtures, ASampleStreamThatEndsEarlyIsASetupFailureThatSaysWhy) {
+  Outcome r = demo("--gtest_filter='SpecDB/prod*'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("SETUP FAILURE of prod.default invalid sample 0"));
+  EXPECT_THAT(r.out, HasSubstr("the invalid sample stream ended after 0 samples"));
+  EXPECT_THAT(r.out, HasSubstr("no value violates self.dtype not in {float16, bfloat16}"));
+}
+
 TEST(UserSpecs, ReplaceOursAndRunThroughGoogleTest) {
   Outcome r = demo("--gtest_filter='UserSpecs.*:SpecDB/abs*'");
   EXPECT_EQ(r.status, 0) << r.out;
