@@ -251,15 +251,14 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-// Every backend result of an item, the baseline first.
+}  // namespace
+
 std::vector<const BackendResult*> all_results(const ItemResult& r) {
   std::vector<const BackendResult*> all;
   if (r.baseline) all.push_back(&*r.baseline);
   for (const BackendResult& b : r.backends) all.push_back(&b);
   return all;
 }
-
-}  // namespace
 
 std::string failure_reason(const ItemResult& item, const BackendResult& r) {
   if (r.diff)

@@ -69,6 +69,8 @@ std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& 
 // Whether a backend's side status is a finding: a crash (but a known crash: run.h known_crash), or accepted where the baseline (or, with
 // none, the sample's validity) says it should be refused, or the other way round.
 bool unexpected(const ItemResult& item, const BackendResult& r, size_t side);
+// Every backend result of an item, the baseline first.
+std::vector<const BackendResult*> all_results(const ItemResult& r);
 // Why a backend's result fails (a mismatch, a wrong expected output, an unexpected status), or "".
 std::string failure_reason(const ItemResult& item, const BackendResult& r);
 

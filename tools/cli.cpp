@@ -51,6 +51,11 @@ void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& confi
   cmd->add_option("--config", config, config_help())->check(config_validator());
 }
 
+void add_index(CLI::App* cmd, int64_t& index) {
+  cmd->add_option("--index", index, "only the sample with this index (the ones before it are generated and dropped)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 namespace {
 
 void add_selection(CLI::App* cmd, OpSelection& s) {
@@ -62,8 +67,7 @@ void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, 
                     std::string& config) {
   cmd->add_flag("--invalid", invalid, "samples that violate exactly one constraint (default: valid ones)");
   add_samples(cmd, seed, max, config, "samples per op");
-  cmd->add_option("--index", index, "only the sample with this index (the ones before it are generated and dropped)")
-      ->check(CLI::NonNegativeNumber);
+  add_index(cmd, index);
 }
 
 const char* kCalibrateHelp =

@@ -31,6 +31,8 @@ std::vector<const Spec*> select_specs(const OpSelection& selection);
 void add_ops_option(CLI::App* cmd, OpSelection& s);
 // --seed, --max, --config (its words checked when parsed): what selects the samples of an op.
 void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& config, const char* max_help);
+// --index: only the sample with this index of each op's stream.
+void add_index(CLI::App* cmd, int64_t& index);
 
 // --shard I/N: one part of a split that is the same on every machine (element k of a command's
 // ordered work belongs to shard k % N), so that CTest, Kubernetes or Slurm can run the parts side

@@ -56,6 +56,7 @@ std::vector<runner::Item> make_items(const RunCommand& o, std::ostream& err) {
   if (!o.selection.ops.empty() || !o.selection.globs.empty()) {
     SweepOptions sampling;
     sampling.invalid = o.invalid, sampling.seed = o.seed, sampling.max = o.max, sampling.config = o.config;
+    sampling.index = o.index;
     for (const Spec* spec : select_specs(o.selection))
       for (const Sample& s : sweep_samples(*spec, sampling)) items.push_back(runner::item_from_sample(s, o.config));
   }
@@ -67,6 +68,37 @@ json params(const RunCommand& o) {
           {"seed", o.seed}, {"mode", o.mode}, {"repeats", o.repeats}, {"num_sampled_inputs", o.sampled_inputs},
           {"timeout_s", o.timeout_s}, {"test_ids", o.test_ids}, {"skips", o.skips},
           {"ops", o.selection.globs}, {"invalid", o.invalid}, {"config", o.config}, {"max", o.max}};
+}
+
+// The command that reruns one item on one backend: its sample by index, or its test by id.
+std::string rerun_command(const RunCommand& o, const runner::Item& item, const std::string& backend) {
+  std::string c = "ops-fuzz run ";
+  if (const auto& origin = item.origin) {
+    c += "--ops " + shell_quote(origin->spec) + " --seed " + std::to_string(origin->seed) + " --index " +
+         std::to_string(origin->index) + (origin->valid ? "" : " --invalid") +
+         (origin->config.empty() ? "" : " --config " + shell_quote(origin->config));
+  } else {
+    c += shell_quote(o.file) + " --test-ids " + shell_quote(item.id) + " --seed " + std::to_string(o.seed);
+  }
+  c += " --backends " + shell_quote(backend);
+  if (!o.baseline.empty() && o.baseline != backend) c += " --baseline " + shell_quote(o.baseline);
+  return c;
+}
+
+// The failing items after the summary: id, backend, why, and the command that reruns it; the
+// first kListed, then how many more.
+void list_failures(const RunCommand& o, const std::vector<runner::ItemResult>& results, std::ostream& out) {
+  constexpr size_t kListed = 20;
+  size_t n = 0;
+  for (const auto& r : results)
+    for (const runner::BackendResult* b : runner::all_results(r)) {
+      std::string why = runner::failure_reason(r, *b);
+      if (why.empty() || n++ >= kListed) continue;
+      if (n == 1) out << "failing:\n";
+      out << "  " << r.item->id << "  " << b->backend << "  " << why << "\n    " << rerun_command(o, *r.item, b->backend)
+          << "\n";
+    }
+  if (n > kListed) out << "  ... and " << n - kListed << " more (the results file has them all)\n";
 }
 
 }  // namespace
@@ -103,6 +135,7 @@ int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err)
   if (progress) err << "\r\033[K";
   auto tallies = runner::tally(results);
   runner::print_summary(tallies, out);
+  list_failures(o, results, out);
   if (!o.junit.empty()) runner::write_junit(o.junit, results);
   size_t failures = 0;
   for (const auto& [backend, t] : tallies) failures += t.mismatch + t.unexpected;
@@ -133,6 +166,7 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   add_ops_option(run, o->selection);
   run->add_flag("--invalid", o->invalid, "SpecDB samples that violate one constraint");
   add_samples(run, o->seed, o->max, o->config, "SpecDB samples per op");
+  add_index(run, o->index);
   run->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
   run->add_option("--baseline", o->baseline, "the backend others are compared with");
   run->add_option("--test-ids", o->test_ids, "semicolon-separated test ids; one ending in '*' is a prefix");

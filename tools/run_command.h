@@ -21,6 +21,7 @@ struct RunCommand {
   bool invalid = false;
   std::string config;
   int64_t max = 10;            // samples per op
+  int64_t index = -1;          // >= 0: only the sample with this index
   std::string backends = "eager_cpu";
   std::string baseline;
   std::string test_ids;        // semicolon-separated, '*' suffix a prefix

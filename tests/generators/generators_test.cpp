@@ -230,7 +230,7 @@ TEST(ValueConfigs, BringTheirValuesIntoTensors) {
 
 // A deviation on a tensor's values is hit where the values fall into it, and only there.
 TEST(ValueConfigs, ValueDeviationsAreRecordedOnTheSamplesThatHitThem) {
-  const char* id = "fmod.Tensor.lowest_dividend_by_minus_one";
+  const char* id = "fmod.lowest_dividend_by_minus_one";
   ArgumentTupleGenerator gen(*find_spec("fmod.Tensor"), Config::parse("contract,integral"), 0, Validity::Valid);
   Sample s;
   int hits = 0;

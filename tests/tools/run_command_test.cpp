@@ -108,5 +108,32 @@ TEST(RunCommand, SummaryJunitAndExitCodes) {
   EXPECT_THAT(listed.out, HasSubstr("torchscript_cpu_fused_dynamic"));
 }
 
+// After its summary, run names each failing item with the command that reruns it alone.
+TEST(RunCommand, ListsTheFailingItemsWithTheirCommands) {
+  std::string yaml = temp_path("off_by_one.yaml");
+  std::ofstream(yaml) << R"(tests:
+  - id: right
+    op: aten::add.Tensor
+    in: [{type: const_tensor, shape: [2], dtype: int64, value: [1, 2]}, {type: const_tensor, shape: [2], dtype: int64, value: [10, 20]}]
+    out: {type: const_tensor, shape: [2], dtype: int64, value: [11, 22]}
+  - id: off_by_one
+    op: aten::add.Tensor
+    in: [{type: const_tensor, shape: [2], dtype: int64, value: [1, 2]}, {type: const_tensor, shape: [2], dtype: int64, value: [10, 20]}]
+    out: {type: const_tensor, shape: [2], dtype: int64, value: [11, 23]}
+)";
+  auto r = cli({"run", yaml, "--backends", "eager_cpu"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2 items, 1 failing"));
+  EXPECT_THAT(r.out, HasSubstr("failing:\n  off_by_one  eager_cpu  not the expected output: "));
+  EXPECT_THAT(r.out, HasSubstr("    ops-fuzz run " + yaml + " --test-ids off_by_one --seed 0 --backends eager_cpu\n"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("  right  ")));
+  std::filesystem::remove(yaml);
+
+  // A SpecDB sample's command reruns that sample alone: --index, which the rerun honours.
+  auto one = cli({"run", "--ops", "mm.default", "--seed", "3", "--index", "2", "--backends", "eager_cpu"});
+  EXPECT_EQ(one.code, 0) << one.out << one.err;
+  EXPECT_THAT(one.out, HasSubstr("1 items, 0 failing"));
+}
+
 }  // namespace
 }  // namespace opsfuzz
