@@ -10,10 +10,12 @@ using A = Attribute;
 
 std::string_view name(ArgType t) {
   static constexpr std::string_view names[] = {
-      "Tensor", "TensorOpt", "TensorList", "TensorOptList", "Scalar", "ScalarOpt", "ScalarType",
-      "ScalarTypeOpt", "Dim", "DimOpt", "DimList", "DimListOpt", "Shape", "Index", "IndexOpt",
-      "Length", "LengthOpt", "LengthList", "LengthListOpt", "Bool", "BoolOpt", "BoolList", "Int", "IntOpt",
-      "Float", "FloatOpt", "FloatList", "FloatListOpt", "String", "StringOpt", "MemoryFormat", "MemoryFormatOpt", "Layout", "LayoutOpt", "Device", "DeviceOpt"};
+      "Tensor",        "TensorOpt", "TensorList",   "TensorOptList",   "Scalar",        "ScalarOpt", "ScalarType",
+      "ScalarTypeOpt", "Dim",       "DimOpt",       "DimList",         "DimListOpt",    "Shape",     "Index",
+      "IndexOpt",      "Length",    "LengthOpt",    "LengthList",      "LengthListOpt", "Bool",      "BoolOpt",
+      "BoolList",      "Int",       "IntOpt",       "Float",           "FloatOpt",      "FloatList", "FloatListOpt",
+      "String",        "StringOpt", "MemoryFormat", "MemoryFormatOpt", "Layout",        "LayoutOpt", "Device",
+      "DeviceOpt"};
   return names[static_cast<int>(t)];
 }
 
@@ -59,9 +61,9 @@ bool is_per_element(ArgType t, Attribute a) {
 }
 
 std::span<const ScalarType> all_dtypes() {
-  static constexpr ScalarType v[] = {ScalarType::Bool, ScalarType::Byte, ScalarType::Char,
-      ScalarType::Short, ScalarType::Int, ScalarType::Long, ScalarType::Half, ScalarType::BFloat16,
-      ScalarType::Float, ScalarType::Double};
+  static constexpr ScalarType v[] = {ScalarType::Bool,  ScalarType::Byte,  ScalarType::Char, ScalarType::Short,
+                                     ScalarType::Int,   ScalarType::Long,  ScalarType::Half, ScalarType::BFloat16,
+                                     ScalarType::Float, ScalarType::Double};
   return v;
 }
 std::span<const ScalarType> numeric_dtypes() { return all_dtypes().subspan(1); }
@@ -102,7 +104,7 @@ ScalarDtype scalar_dtype_of(ScalarType t) {
 
 std::string_view name(ValueProfile p) {
   static constexpr std::string_view names[] = {"uniform", "boundary", "special",  "zeros",   "smallint",
-                                                 "sparse",  "extremes", "rounding", "integral"};
+                                               "sparse",  "extremes", "rounding", "integral"};
   return names[static_cast<int>(p)];
 }
 

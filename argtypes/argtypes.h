@@ -12,20 +12,42 @@ namespace opsfuzz {
 
 // What an argument means, beyond its C++ type: an int may be a dim, an index or a length.
 enum class ArgType : uint8_t {
-  Tensor, TensorOpt, TensorList, TensorOptList,
-  Scalar, ScalarOpt,
-  ScalarType, ScalarTypeOpt,
-  Dim, DimOpt, DimList, DimListOpt,
+  Tensor,
+  TensorOpt,
+  TensorList,
+  TensorOptList,
+  Scalar,
+  ScalarOpt,
+  ScalarType,
+  ScalarTypeOpt,
+  Dim,
+  DimOpt,
+  DimList,
+  DimListOpt,
   Shape,
-  Index, IndexOpt,
-  Length, LengthOpt, LengthList, LengthListOpt,
-  Bool, BoolOpt, BoolList,
-  Int, IntOpt,
-  Float, FloatOpt, FloatList, FloatListOpt,
-  String, StringOpt,
-  MemoryFormat, MemoryFormatOpt,
-  Layout, LayoutOpt,
-  Device, DeviceOpt,
+  Index,
+  IndexOpt,
+  Length,
+  LengthOpt,
+  LengthList,
+  LengthListOpt,
+  Bool,
+  BoolOpt,
+  BoolList,
+  Int,
+  IntOpt,
+  Float,
+  FloatOpt,
+  FloatList,
+  FloatListOpt,
+  String,
+  StringOpt,
+  MemoryFormat,
+  MemoryFormatOpt,
+  Layout,
+  LayoutOpt,
+  Device,
+  DeviceOpt,
 };
 
 // The six qualities every argument is described by.
@@ -41,14 +63,23 @@ std::string_view name(ScalarDtype d);
 // Classifications of ArgTypes, inline: the engine asks them for every attribute it solves.
 constexpr bool is_optional(ArgType t) {
   switch (t) {
-    case ArgType::TensorOpt: case ArgType::ScalarOpt: case ArgType::ScalarTypeOpt:
-    case ArgType::DimOpt: case ArgType::DimListOpt: case ArgType::IndexOpt: case ArgType::LengthOpt:
-    case ArgType::LengthListOpt: case ArgType::BoolOpt: case ArgType::IntOpt: case ArgType::FloatOpt:
-    case ArgType::FloatListOpt: case ArgType::StringOpt:
-    case ArgType::MemoryFormatOpt: case ArgType::LayoutOpt: case ArgType::DeviceOpt:
-      return true;
-    default:
-      return false;
+    case ArgType::TensorOpt:
+    case ArgType::ScalarOpt:
+    case ArgType::ScalarTypeOpt:
+    case ArgType::DimOpt:
+    case ArgType::DimListOpt:
+    case ArgType::IndexOpt:
+    case ArgType::LengthOpt:
+    case ArgType::LengthListOpt:
+    case ArgType::BoolOpt:
+    case ArgType::IntOpt:
+    case ArgType::FloatOpt:
+    case ArgType::FloatListOpt:
+    case ArgType::StringOpt:
+    case ArgType::MemoryFormatOpt:
+    case ArgType::LayoutOpt:
+    case ArgType::DeviceOpt: return true;
+    default: return false;
   }
 }
 
@@ -108,15 +139,15 @@ std::span<const Attribute> hierarchy(ArgType t);
 bool is_per_element(ArgType t, Attribute a);
 
 // Tensor dtypes. Complex dtypes are representable (complex_dtypes()) but in no default set.
-std::span<const c10::ScalarType> all_dtypes();      // bool, ints, float16..float64
-std::span<const c10::ScalarType> numeric_dtypes();  // all_dtypes() but bool
+std::span<const c10::ScalarType> all_dtypes();                // bool, ints, float16..float64
+std::span<const c10::ScalarType> numeric_dtypes();            // all_dtypes() but bool
 std::span<const c10::ScalarType> integral_and_bool_dtypes();  // bool, uint8..int64
-std::span<const c10::ScalarType> integral_dtypes(); // uint8..int64 (no bool)
-std::span<const c10::ScalarType> floating_dtypes(); // float16, bfloat16, float32, float64
-std::span<const c10::ScalarType> complex_dtypes();  // complex64, complex128
+std::span<const c10::ScalarType> integral_dtypes();           // uint8..int64 (no bool)
+std::span<const c10::ScalarType> floating_dtypes();           // float16, bfloat16, float32, float64
+std::span<const c10::ScalarType> complex_dtypes();            // complex64, complex128
 bool is_integral(c10::ScalarType t, bool include_bool = false);
 bool is_floating(c10::ScalarType t);
-bool is_half(c10::ScalarType t);  // float16 or bfloat16
+bool is_half(c10::ScalarType t);           // float16 or bfloat16
 std::string_view name(c10::ScalarType t);  // "float32", "int64", ...
 
 // The ScalarDtype a tensor dtype's element belongs to.

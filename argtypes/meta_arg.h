@@ -14,8 +14,8 @@ namespace opsfuzz {
 // integral-valued floats, integers at their bounds).
 enum class ValueProfile : uint8_t { Uniform, Boundary, Special, Zeros, SmallInt, Sparse, Extremes, Rounding, Integral };
 std::string_view name(ValueProfile p);
-inline constexpr ValueProfile kValueProfiles[] = {ValueProfile::Uniform, ValueProfile::Boundary,
-    ValueProfile::Special, ValueProfile::Zeros, ValueProfile::SmallInt, ValueProfile::Sparse};
+inline constexpr ValueProfile kValueProfiles[] = {ValueProfile::Uniform, ValueProfile::Boundary, ValueProfile::Special,
+                                                  ValueProfile::Zeros,   ValueProfile::SmallInt, ValueProfile::Sparse};
 
 // One tensor of a Tensor argument, or one entry of a tensor list.
 struct TensorMeta {
@@ -36,10 +36,10 @@ struct TensorMeta {
 
 struct MetaArg {
   ArgType argtype = ArgType::Tensor;
-  bool none = false;                // Optional attribute: the argument is None
-  std::vector<TensorMeta> tensors;  // Tensor: one; TensorList: one per entry
+  bool none = false;                            // Optional attribute: the argument is None
+  std::vector<TensorMeta> tensors;              // Tensor: one; TensorList: one per entry
   ScalarDtype scalar_dtype = ScalarDtype::Int;  // Scalar arguments
-  Value value = int64_t{0};         // non-tensor arguments (an int list is an IntList)
+  Value value = int64_t{0};                     // non-tensor arguments (an int list is an IntList)
 
   const TensorMeta& tensor() const { return tensors.at(0); }
   std::string to_string() const;

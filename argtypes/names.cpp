@@ -8,13 +8,10 @@ namespace opsfuzz {
 
 namespace {
 
-std::string_view without_torch(std::string_view name) {
-  return name.starts_with("torch.") ? name.substr(6) : name;
-}
+std::string_view without_torch(std::string_view name) { return name.starts_with("torch.") ? name.substr(6) : name; }
 
 template <class T, size_t N>
-std::optional<T> find(const std::array<std::pair<std::string_view, T>, N>& table,
-                      std::string_view name) {
+std::optional<T> find(const std::array<std::pair<std::string_view, T>, N>& table, std::string_view name) {
   name = without_torch(name);
   for (const auto& [n, v] : table)
     if (n == name) return v;
@@ -24,13 +21,26 @@ std::optional<T> find(const std::array<std::pair<std::string_view, T>, N>& table
 using T = c10::ScalarType;
 // Canonical names first, in the order dtype_names() lists them; then Python's aliases.
 constexpr std::array<std::pair<std::string_view, T>, 20> kDtypes = {{
-    {"float16", T::Half},      {"bfloat16", T::BFloat16},       {"float32", T::Float},
-    {"float64", T::Double},    {"int8", T::Char},               {"int16", T::Short},
-    {"int32", T::Int},         {"int64", T::Long},              {"uint8", T::Byte},
-    {"bool", T::Bool},         {"complex64", T::ComplexFloat},  {"complex128", T::ComplexDouble},
-    {"half", T::Half},         {"float", T::Float},             {"double", T::Double},
-    {"short", T::Short},       {"int", T::Int},                 {"long", T::Long},
-    {"cfloat", T::ComplexFloat}, {"cdouble", T::ComplexDouble},
+    {"float16", T::Half},
+    {"bfloat16", T::BFloat16},
+    {"float32", T::Float},
+    {"float64", T::Double},
+    {"int8", T::Char},
+    {"int16", T::Short},
+    {"int32", T::Int},
+    {"int64", T::Long},
+    {"uint8", T::Byte},
+    {"bool", T::Bool},
+    {"complex64", T::ComplexFloat},
+    {"complex128", T::ComplexDouble},
+    {"half", T::Half},
+    {"float", T::Float},
+    {"double", T::Double},
+    {"short", T::Short},
+    {"int", T::Int},
+    {"long", T::Long},
+    {"cfloat", T::ComplexFloat},
+    {"cdouble", T::ComplexDouble},
 }};
 constexpr size_t kCanonicalDtypes = 12;
 
@@ -61,9 +71,7 @@ std::span<const std::string> dtype_names() {
   return names;
 }
 
-std::optional<c10::MemoryFormat> parse_memory_format(std::string_view name) {
-  return find(kMemoryFormats, name);
-}
+std::optional<c10::MemoryFormat> parse_memory_format(std::string_view name) { return find(kMemoryFormats, name); }
 
 std::optional<c10::Layout> parse_layout(std::string_view name) { return find(kLayouts, name); }
 
@@ -87,8 +95,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     cur[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], before[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
     std::swap(before, prev);
     std::swap(prev, cur);
@@ -98,8 +105,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 size_t typo_distance(std::string_view word) { return std::max<size_t>(2, word.size() / 3); }
 
-std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates,
-                                 size_t n, size_t max_distance) {
+std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates, size_t n,
+                                 size_t max_distance) {
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
   for (size_t k = 0; k < candidates.size(); ++k) {
     // Lengths differing by more than max_distance cannot be close: skip the table.
@@ -108,21 +115,17 @@ std::vector<std::string> closest(std::string_view word, std::span<const std::str
     size_t d = edit_distance(word, candidates[k]);
     if (d <= max_distance) scored.emplace_back(d, k);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
-  for (size_t k = 0; k < scored.size() && out.size() < n; ++k)
-    out.push_back(candidates[scored[k].second]);
+  for (size_t k = 0; k < scored.size() && out.size() < n; ++k) out.push_back(candidates[scored[k].second]);
   return out;
 }
 
-std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates,
-                                 size_t n) {
+std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates, size_t n) {
   return closest(word, candidates, n, typo_distance(word));
 }
 
-std::string did_you_mean(std::string_view word, std::span<const std::string> candidates,
-                         size_t n) {
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates, size_t n) {
   return suggestion(closest(word, candidates, n));
 }
 

@@ -36,14 +36,12 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // The distance up to which a candidate is a likely typo of `word`: max(2, |word| / 3).
 size_t typo_distance(std::string_view word);
 // Up to n candidates within max_distance of `word`, closest first; ties keep candidate order.
-std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates,
-                                 size_t n, size_t max_distance);
+std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates, size_t n,
+                                 size_t max_distance);
 // Same, within typo_distance(word).
-std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates,
-                                 size_t n = 1);
+std::vector<std::string> closest(std::string_view word, std::span<const std::string> candidates, size_t n = 1);
 // " (did you mean 'x'?)", " (did you mean 'x' or 'y'?)", or "" when nothing is close.
-std::string did_you_mean(std::string_view word, std::span<const std::string> candidates,
-                         size_t n = 1);
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates, size_t n = 1);
 // The same words for suggestions found otherwise: " (did you mean 'x', 'y' or 'z'?)", or "".
 std::string suggestion(std::span<const std::string> best);
 

@@ -22,8 +22,8 @@ std::vector<Value> universe_values(VarType type) {
       for (auto t : complex_dtypes()) out.emplace_back(t);
       return out;
     case VarType::MemoryFormat:
-      return {c10::MemoryFormat::Contiguous, c10::MemoryFormat::Preserve,
-              c10::MemoryFormat::ChannelsLast, c10::MemoryFormat::ChannelsLast3d};
+      return {c10::MemoryFormat::Contiguous, c10::MemoryFormat::Preserve, c10::MemoryFormat::ChannelsLast,
+              c10::MemoryFormat::ChannelsLast3d};
     case VarType::Layout: return {c10::Layout::Strided, c10::Layout::Sparse};
     case VarType::Device: return {c10::DeviceType::CPU, c10::DeviceType::CUDA};
     default: return out;
@@ -81,15 +81,13 @@ bool VariableSpace::contains(const Value& raw) const {
 bool VariableSpace::contains_number(double v) const {
   if (std::isnan(v)) return nan_;
   if (is_int() && (std::isinf(v) || v != std::floor(v))) return false;
-  return std::any_of(intervals_.begin(), intervals_.end(),
-                     [&](const Interval& i) { return i.lo <= v && v <= i.hi; });
+  return std::any_of(intervals_.begin(), intervals_.end(), [&](const Interval& i) { return i.lo <= v && v <= i.hi; });
 }
 
 int64_t VariableSpace::size() const {
   if (!interval_) return cofinite_ ? -1 : static_cast<int64_t>(values_.size());
   if (!is_int()) {
-    bool points = std::all_of(intervals_.begin(), intervals_.end(),
-                              [](const Interval& i) { return i.lo == i.hi; });
+    bool points = std::all_of(intervals_.begin(), intervals_.end(), [](const Interval& i) { return i.lo == i.hi; });
     return points ? static_cast<int64_t>(intervals_.size()) + nan_ : -1;
   }
   int64_t n = 0;

@@ -67,9 +67,9 @@ class VariableSpace {
 
  private:
   bool is_int() const { return type_ == VarType::Int; }
-  void clip(double lo, double hi);      // intersect with [lo, hi]
-  void cut(double v);                   // remove one point from intervals
-  void filter(auto&& keep);             // keep the members of a discrete space that satisfy keep
+  void clip(double lo, double hi);  // intersect with [lo, hi]
+  void cut(double v);               // remove one point from intervals
+  void filter(auto&& keep);         // keep the members of a discrete space that satisfy keep
 
   VarType type_;
   bool interval_ = false;

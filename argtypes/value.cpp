@@ -9,14 +9,13 @@
 namespace opsfuzz {
 
 std::string_view name(VarType t) {
-  static constexpr std::string_view names[] = {"Bool", "Int", "Float", "String", "ScalarDtype",
+  static constexpr std::string_view names[] = {"Bool",        "Int",          "Float",  "String", "ScalarDtype",
                                                "TensorDtype", "MemoryFormat", "Layout", "Device", "Tuple"};
   return names[static_cast<int>(t)];
 }
 
 bool is_numeric(const Value& v) {
-  return std::holds_alternative<bool>(v) || std::holds_alternative<int64_t>(v) ||
-         std::holds_alternative<double>(v);
+  return std::holds_alternative<bool>(v) || std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v);
 }
 
 double as_double(const Value& v) {
@@ -66,7 +65,8 @@ std::string double_text(double d) {
 // "[a, b]" of the entries' texts.
 template <class List> std::string list_text(const List& l) {
   std::string s = "[";
-  for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + to_string(Value(static_cast<typename List::value_type>(l[i])));
+  for (size_t i = 0; i < l.size(); ++i)
+    s += (i ? ", " : "") + to_string(Value(static_cast<typename List::value_type>(l[i])));
   return s + "]";
 }
 

@@ -12,10 +12,10 @@
 namespace opsfuzz {
 
 struct FactoRates {
-  std::string op;                   // "add.Tensor", as our SpecDB names it
-  uint64_t tuples_per_round = 0;    // one ArgumentTupleGenerator(spec).gen() round
-  double tuples_per_s = 0;          // valid generation, one thread
-  uint64_t single = 0, pairs = 0;   // OPERA classes covered by that round
+  std::string op;                  // "add.Tensor", as our SpecDB names it
+  uint64_t tuples_per_round = 0;   // one ArgumentTupleGenerator(spec).gen() round
+  double tuples_per_s = 0;         // valid generation, one thread
+  uint64_t single = 0, pairs = 0;  // OPERA classes covered by that round
 };
 
 // The ops FACTO generates on libtorch 1.13; rows whose figures are missing (FACTO's spec fails,
@@ -35,9 +35,7 @@ inline std::vector<FactoRates> read_facto_rates(const std::string& path) {
     if (f.size() != 5) throw std::runtime_error(path + ":" + std::to_string(n) + ": expected 5 columns");
     try {
       rows.push_back({f[0], std::stoull(f[1]), std::stod(f[2]), std::stoull(f[3]), std::stoull(f[4])});
-    } catch (const std::logic_error&) {
-      throw std::runtime_error(path + ":" + std::to_string(n) + ": not a number");
-    }
+    } catch (const std::logic_error&) { throw std::runtime_error(path + ":" + std::to_string(n) + ": not a number"); }
   }
   return rows;
 }

@@ -25,9 +25,7 @@ const std::map<std::string, double>& facto_rates() {
     std::map<std::string, double> m;
     try {
       for (const auto& r : read_facto_rates(OPSFUZZ_FACTO_RATES)) m[r.op] = r.tuples_per_s;
-    } catch (const std::exception& e) {
-      std::cerr << "generation_bench: no x_facto: " << e.what() << "\n";
-    }
+    } catch (const std::exception& e) { std::cerr << "generation_bench: no x_facto: " << e.what() << "\n"; }
     return m;
   }();
   return rates;
@@ -40,7 +38,8 @@ const std::map<std::string, double>& facto_rates() {
 void first_tuple(benchmark::State& state, ArgumentTupleGenerator& gen, Sample& s, const char* none) {
   const auto start = std::chrono::steady_clock::now();
   if (!gen.next(s)) state.SkipWithError(none);
-  state.counters["first_tuple_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  state.counters["first_tuple_ms"] =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 void generate(benchmark::State& state, const Spec& spec, Validity v) {
@@ -77,16 +76,21 @@ void generate_joint(benchmark::State& state, const Spec& spec, JointStrategy str
     }
   const auto& st = gen.stats();  // the first tuple's counts included
   state.counters["tuples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["dead_end_frac"] = static_cast<double>(st.dead_ends) / static_cast<double>(std::max<uint64_t>(st.attempts, 1));
-  state.counters["z3_calls/tuple"] = static_cast<double>(st.solver_calls) / static_cast<double>(std::max<uint64_t>(st.samples, 1));
+  state.counters["dead_end_frac"] =
+      static_cast<double>(st.dead_ends) / static_cast<double>(std::max<uint64_t>(st.attempts, 1));
+  state.counters["z3_calls/tuple"] =
+      static_cast<double>(st.solver_calls) / static_cast<double>(std::max<uint64_t>(st.samples, 1));
   state.counters["skipped_tasks"] = static_cast<double>(st.skipped_tasks);
 }
 
 void register_all() {
   for (const auto& spec : spec_db()) {
     if (spec.joints().empty()) continue;
-    if (have_z3()) benchmark::RegisterBenchmark(("joint/z3/" + spec.op()).c_str(), generate_joint, std::cref(spec), JointStrategy::Z3);
-    benchmark::RegisterBenchmark(("joint/sampling/" + spec.op()).c_str(), generate_joint, std::cref(spec), JointStrategy::Sampling);
+    if (have_z3())
+      benchmark::RegisterBenchmark(("joint/z3/" + spec.op()).c_str(), generate_joint, std::cref(spec),
+                                   JointStrategy::Z3);
+    benchmark::RegisterBenchmark(("joint/sampling/" + spec.op()).c_str(), generate_joint, std::cref(spec),
+                                 JointStrategy::Sampling);
   }
   for (const auto& spec : spec_db()) {
     benchmark::RegisterBenchmark(("valid/" + spec.op()).c_str(), generate, std::cref(spec), Validity::Valid);
@@ -96,10 +100,11 @@ void register_all() {
   static const Spec hand_written = hand_written_convolution();
   benchmark::RegisterBenchmark("hand_written/convolution.default", generate, std::cref(hand_written), Validity::Valid);
   static const Spec as_joint = hand_written_convolution_as_joint();
-  benchmark::RegisterBenchmark("hand_written_as_joint/convolution.default", generate, std::cref(as_joint), Validity::Valid);
+  benchmark::RegisterBenchmark("hand_written_as_joint/convolution.default", generate, std::cref(as_joint),
+                               Validity::Valid);
   // Forward checking alone: what the look-ahead adds to the rules above (their order never dead-ends).
-  benchmark::RegisterBenchmark("hand_written_as_joint/sampling/convolution.default", generate_joint, std::cref(as_joint),
-                               JointStrategy::Sampling);
+  benchmark::RegisterBenchmark("hand_written_as_joint/sampling/convolution.default", generate_joint,
+                               std::cref(as_joint), JointStrategy::Sampling);
 }
 
 // Element fills: one 4,096-element tensor of each dtype under each value profile, over the
@@ -121,8 +126,9 @@ void register_fills() {
   for (auto dtype : {c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Long, c10::ScalarType::Int,
                      c10::ScalarType::Byte, c10::ScalarType::Bool})
     for (auto profile : {ValueProfile::Uniform, ValueProfile::Boundary, ValueProfile::Special, ValueProfile::Sparse})
-      benchmark::RegisterBenchmark(("elements/" + std::string(c10::toString(dtype)) + "/" + std::string(name(profile))).c_str(),
-                                   fill_elements, dtype, profile);
+      benchmark::RegisterBenchmark(
+          ("elements/" + std::string(c10::toString(dtype)) + "/" + std::string(name(profile))).c_str(), fill_elements,
+          dtype, profile);
 }
 
 void BM_SpaceNarrowing(benchmark::State& state) {

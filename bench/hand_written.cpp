@@ -20,10 +20,11 @@ GenSets weight_size(const Ctx& c) {
   };
   if (d == 0) split([&](int64_t v) { return v > 0 && v % groups == 0; });
   else if (d == 1) split([&](int64_t v) { return v == c.size("input", 1) / groups; });
-  else split([&](int64_t k) {
-    const int64_t room = c.size("input", d) + 2 * param(c, "padding", d - 2) - 1;
-    return k >= 1 && (k - 1) * param(c, "dilation", d - 2) <= room;
-  });
+  else
+    split([&](int64_t k) {
+      const int64_t room = c.size("input", d) + 2 * param(c, "padding", d - 2) - 1;
+      return k >= 1 && (k - 1) * param(c, "dilation", d - 2) <= room;
+    });
   return g;
 }
 
@@ -34,12 +35,13 @@ Spec convolution_baseline(ArgSpec weight, ArgSpec groups) {
   return Spec("convolution.default")
       .in(Tensor("input").dtype(Scope(In(std::vector{S::Float, S::Double}))).rank(Be(3, 5)))
       .in(std::move(weight.deps("input", "stride", "padding", "dilation", "groups")
-            .dtype(Eq("input.dtype", input_dtype))
-            .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))))
-      .in(TensorOpt("bias").deps("input", "weight")
-            .dtype(Scope(Eq("input.dtype", input_dtype)))
-            .rank(Eq(1))
-            .size(Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); })))
+                        .dtype(Eq("input.dtype", input_dtype))
+                        .rank(Eq("input.rank", [](const Ctx& c) { return c.rank("input"); }))))
+      .in(TensorOpt("bias")
+              .deps("input", "weight")
+              .dtype(Scope(Eq("input.dtype", input_dtype)))
+              .rank(Eq(1))
+              .size(Eq("weight.size(0)", [](const Ctx& c) { return c.size("weight", 0); })))
       .in(LengthList("stride").deps("input").length(param_length("input")).value(Ge(1)))
       .in(LengthList("padding").deps("input").length(param_length("input")).value(Ge(0)))
       .in(LengthList("dilation").deps("input").length(param_length("input")).value(Ge(1)))
@@ -59,13 +61,15 @@ Spec hand_written_convolution() {
 Spec hand_written_convolution_as_joint() {
   Spec spec = convolution_baseline(std::move(Tensor("weight").size(Le(kMaxWeightSize))),
                                    std::move(Int("groups").value(Le(kMaxGroups))));
-  return spec.joint("groups divides input.size(1)", size("input", 1) % value("groups") == 0 && value("groups") <= size("input", 1))
+  return spec
+      .joint("groups divides input.size(1)",
+             size("input", 1) % value("groups") == 0 && value("groups") <= size("input", 1))
       .joint("weight.size(0) > 0 in whole groups", size("weight", 0) % value("groups") == 0 && size("weight", 0) > 0)
       .joint("weight.size(1) == input.size(1) / groups", size("weight", 1) * value("groups") == size("input", 1))
       .joint("each kernel dim >= 1 and its dilated extent fits the padded input", all(dims("input", 2), [](int64_t d) {
-        return size("weight", d) >= 1 &&
-               param("dilation", d - 2) * (size("weight", d) - 1) + 1 <= size("input", d) + 2 * param("padding", d - 2);
-      }));
+               return size("weight", d) >= 1 && param("dilation", d - 2) * (size("weight", d) - 1) + 1 <=
+                                                    size("input", d) + 2 * param("padding", d - 2);
+             }));
 }
 
 }  // namespace opsfuzz

@@ -16,22 +16,22 @@ namespace opsfuzz {
 
 struct Limits {
   int64_t max_rank = 6;
-  int64_t max_size = 8;              // per dim
-  int64_t max_tensor_list = 6;       // entries of a tensor list
-  int64_t max_int_list = 8;          // entries of an int list
+  int64_t max_size = 8;                   // per dim
+  int64_t max_tensor_list = 6;            // entries of a tensor list
+  int64_t max_int_list = 8;               // entries of an int list
   int64_t length_lo = -9, length_hi = 9;  // values of Length arguments
   int64_t int_lo = -20, int_hi = 20;      // other integer values unless constrained
   double float_lo = -20, float_hi = 20;   // float scalars and arguments unless constrained
-  int variants = 6;                  // values tried for a focused (non-dtype) attribute
-  int tuples_per_focus = 8;          // tuples generated for each focused attribute, at least
-  int retries = 8;                   // attempts before a tuple is given up
-  unsigned solver_timeout_ms = 5000; // per joint-constraint query
+  int variants = 6;                       // values tried for a focused (non-dtype) attribute
+  int tuples_per_focus = 8;               // tuples generated for each focused attribute, at least
+  int retries = 8;                        // attempts before a tuple is given up
+  unsigned solver_timeout_ms = 5000;      // per joint-constraint query
 };
 
 struct TensorConfig {
-  bool zero_dim = true;   // rank-0 tensors
-  bool empty = false;     // dims of size 0
-  bool half = false;      // float16 and bfloat16
+  bool zero_dim = true;  // rank-0 tensors
+  bool empty = false;    // dims of size 0
+  bool half = false;     // float16 and bfloat16
   std::vector<c10::ScalarType> disallowed;
   // Non-contiguous layouts holding the same values.
   bool transposed = false, permuted = false, strided = false, channels_last = false;

@@ -114,7 +114,8 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
     case A::Value: break;
   }
   ArgType b = base(type);
-  if (has_tensors(type)) return tensor_value_space(self.tensors.empty() ? c10::ScalarType::Float : self.tensors.back().dtype);
+  if (has_tensors(type))
+    return tensor_value_space(self.tensors.empty() ? c10::ScalarType::Float : self.tensors.back().dtype);
   if (is_scalar(type)) {
     switch (self.scalar_dtype) {
       case ScalarDtype::Bool: return VariableSpace(VarType::Bool);
@@ -175,8 +176,8 @@ const AttributeEngine::Remembered* AttributeEngine::Solved::recall(const Ctx& ct
   return nullptr;
 }
 
-const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
-                                            bool& negated, VariableSpace& buffer, std::vector<std::string>* applied,
+const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
+                                            VariableSpace& buffer, std::vector<std::string>* applied,
                                             bool lenient) const {
   if (applied) return buffer = solve_uncached(arg, a, ctx, negate, negated, applied, lenient);
   bool constant = std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
@@ -211,8 +212,8 @@ const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, con
 }
 
 VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
-                                              bool& negated, std::vector<std::string>* applied,
-                                              bool lenient, CtxReads* reads) const {
+                                              bool& negated, std::vector<std::string>* applied, bool lenient,
+                                              CtxReads* reads) const {
   VariableSpace s = universe(arg.type, a, ctx.self());
   negated = false;
   if (reads) reads->clear();
@@ -273,8 +274,7 @@ std::vector<Value> AttributeEngine::boundaries(const VariableSpace& s) const {
   return out;
 }
 
-std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng,
-                                               size_t all_up_to) const {
+std::vector<Value> AttributeEngine::candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to) const {
   if (enumerates(s, n, all_up_to)) {
     auto all = s.enumerate(static_cast<size_t>(s.size()));
     if (all.size() > 2) std::rotate(all.begin() + 1, all.end() - 1, all.end());  // min, max, rest
@@ -524,7 +524,8 @@ bool MetaArgEngine::solve_tensor(TensorMeta& t, int64_t count, bool optional_ent
   ValueProfile configured[3];
   if (req_.focus == A::Value) {
     size_t v = static_cast<size_t>(req_.variant);
-    t.profile = v < std::size(kValueProfiles) ? kValueProfiles[v] : kValueProfiles[rng_->index(std::size(kValueProfiles))];
+    t.profile =
+        v < std::size(kValueProfiles) ? kValueProfiles[v] : kValueProfiles[rng_->index(std::size(kValueProfiles))];
     variants_ = static_cast<int>(std::size(kValueProfiles));
   } else if (size_t n = cfg_.tensor.value_profiles(configured)) {
     t.profile = configured[n == 1 ? 0 : rng_->index(n)];
@@ -604,7 +605,11 @@ std::string DeadEnd::cause(const Spec& spec) const {
 // ---- MetaArgTupleEngine ------------------------------------------------------------------
 
 MetaArgTupleEngine::MetaArgTupleEngine(const Spec& spec, const Config& cfg)
-    : spec_(spec), cfg_(cfg), attrs_(cfg_), joint_(spec_, cfg_, attrs_), args_(spec_, cfg_, attrs_, joint_),
+    : spec_(spec),
+      cfg_(cfg),
+      attrs_(cfg_),
+      joint_(spec_, cfg_, attrs_),
+      args_(spec_, cfg_, attrs_, joint_),
       order_(solve_order(spec)) {}
 
 std::vector<Task> MetaArgTupleEngine::valid_tasks() const {

@@ -28,7 +28,7 @@ struct DeadEnd {
   Attribute attribute = Attribute::Value;
   int64_t element = -1;
   std::vector<std::string> constraints;  // labels of the constraints applied
-  bool violating = false;  // an invalid tuple's: no value breaks `constraints` (the one to violate)
+  bool violating = false;                // an invalid tuple's: no value breaks `constraints` (the one to violate)
   // An invalid tuple's inputs fell where the kernel does not check the rule broken
   // (`constraints`: the inputs, as Spec::unchecked_on names them).
   bool unchecked = false;
@@ -99,14 +99,14 @@ class AttributeEngine {
     // Constraints that read the context: the last spaces solved, each given again wherever its
     // reads give the same values (an Int's range on a dtype, a list's length on a rank).
     std::vector<Remembered> remembered;
-    size_t next = 0;                   // the one replaced next
+    size_t next = 0;                    // the one replaced next
     uint32_t solves = 0, recalled = 0;  // a key whose reads rarely repeat stops remembering
     bool remembers() const;
     const Remembered* recall(const Ctx& ctx);
   };
   Solved* find(const SolveKey& key) const;  // nullptr when there is none yet
   Solved& add(Solved solved) const;
-  size_t home(const SolveKey& key) const;  // where probing for the key starts in table_
+  size_t home(const SolveKey& key) const;                       // where probing for the key starts in table_
   std::vector<Value> boundaries(const VariableSpace& s) const;  // those of candidates(), in order
   VariableSpace solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate, bool& negated,
                                std::vector<std::string>* applied, bool lenient, CtxReads* reads = nullptr) const;
@@ -117,7 +117,7 @@ class AttributeEngine {
   // `solved_` (which never move), where std::unordered_map divided by a prime each time.
   mutable std::deque<Solved> solved_;
   mutable std::vector<Solved*> table_;  // nullptr: free
-  mutable CtxReads reads_;  // of the space being solved
+  mutable CtxReads reads_;              // of the space being solved
 };
 
 struct ArgRequest {
@@ -152,12 +152,12 @@ class MetaArgEngine {
   // the solved dependencies. False on a dead end.
   bool solve(int arg, const std::vector<MetaArg>& metas, const ArgRequest& req, Rng& rng, MetaArg& out,
              const ArgSpec* spec_arg = nullptr);
-  int variants() const { return variants_; }   // candidates the focused attribute offered
+  int variants() const { return variants_; }  // candidates the focused attribute offered
   // Under the contract configuration: the deviations the values chosen since the last clear
   // fall into (Avoid constraints they break).
   const std::vector<const Deviation*>& deviations() const { return hits_; }
   void clear_deviations() { hits_.clear(); }
-  bool negated() const { return negated_; }    // the negated constraint was applied
+  bool negated() const { return negated_; }  // the negated constraint was applied
   const DeadEnd& dead_end() const { return dead_end_; }
 
  private:
@@ -210,7 +210,7 @@ class MetaArgEngine {
   using Kept = std::array<const VariableSpace*, kKinds>;
   std::vector<std::array<Kept, static_cast<size_t>(Attribute::Value) + 1>> kept_;
   std::vector<std::pair<const VariableSpace*, std::vector<Value>>> enumerated_;  // by kept space
-  std::vector<Value> candidates_;  // the last enumeration of buffer_
+  std::vector<Value> candidates_;                                                // the last enumeration of buffer_
 };
 
 // One unit of the coverage plan: vary `attribute` of argument `arg` (valid), or violate
@@ -230,7 +230,7 @@ struct MetaTuple {
   // The deviations the tuple falls into (contract configuration): Avoid constraints it breaks,
   // or the Unchecked rule it violates.
   std::vector<const Deviation*> deviations;
-  std::vector<MetaArg> outs;   // out= arguments, when asked for
+  std::vector<MetaArg> outs;  // out= arguments, when asked for
 };
 
 class MetaArgTupleEngine {

@@ -109,10 +109,10 @@ class JointProblem {
 
   struct Instance {
     Program program;
-    int constraint;          // index into spec.joints()
-    std::vector<int> slots;  // the slots it may read, ascending
-    std::vector<std::vector<int>> readers;  // by position in `slots`: the nodes that depend on it
-    std::vector<int> position;  // by slot: its position in `slots`, or -1
+    int constraint;                                       // index into spec.joints()
+    std::vector<int> slots;                               // the slots it may read, ascending
+    std::vector<std::vector<int>> readers;                // by position in `slots`: the nodes that depend on it
+    std::vector<int> position;                            // by slot: its position in `slots`, or -1
     const std::vector<int>& readers_of(int slot) const {  // a slot it reads
       return readers[static_cast<size_t>(position[static_cast<size_t>(slot)])];
     }
@@ -128,9 +128,9 @@ class JointProblem {
   int64_t hi(int slot) const { return hi_[static_cast<size_t>(slot)]; }
   const std::vector<int>& used_slots() const { return used_; }
   int64_t bound(JointAttr count) const;  // the most dims (Rank) or entries (Length)
-  int count_of(int entry) const;  // the Rank or Length slot of a Size or Elem slot; else -1
-  int64_t index_of(int entry) const;  // the dim or entry of a Size or Elem slot
-  bool is_entry(int slot) const;  // an Elem slot (an entry of a list)
+  int count_of(int entry) const;         // the Rank or Length slot of a Size or Elem slot; else -1
+  int64_t index_of(int entry) const;     // the dim or entry of a Size or Elem slot
+  bool is_entry(int slot) const;         // an Elem slot (an entry of a list)
   bool is_used(int slot) const { return is_used_[static_cast<size_t>(slot)] != 0; }
   // Whether constraint k holds in every tuple (a deviation's Avoid is off under the contract).
   bool in_force(int k) const { return spec_.joints()[static_cast<size_t>(k)].applies(cfg_.contract); }
@@ -152,9 +152,9 @@ class JointProblem {
   Instance instance(const Term& t, int k);
   static void leaves_first(Program& p);
   static void mark_congruences(Program& p);
-  bool reads(const Program::Node& n, int slot) const;  // directly
+  bool reads(const Program::Node& n, int slot) const;          // directly
   std::vector<int> readers(const Program& p, int slot) const;  // the nodes that depend on `slot`
-  int arg_index(const std::string& arg) const;  // throws naming the spec on an unknown name
+  int arg_index(const std::string& arg) const;                 // throws naming the spec on an unknown name
 
   const Spec& spec_;
   const Config& cfg_;
@@ -272,15 +272,15 @@ class JointSolver {
     int slot = -1, count = -1;  // slot -1: not enforced
     uint64_t unread = 0;
   };
-  struct PerTask {  // what depends only on the task
-    std::vector<VariableSpace> domains;  // by slot
-    std::vector<std::vector<int64_t>> movable;  // by slot: its domain's values, for narrow slots
-    std::vector<int64_t> first_model;    // empty: none
-    std::map<std::pair<int, int64_t>, Start> starts;  // by the first choice (slot, value)
-    Evaluations on_first_model;  // by active instance
+  struct PerTask {                                      // what depends only on the task
+    std::vector<VariableSpace> domains;                 // by slot
+    std::vector<std::vector<int64_t>> movable;          // by slot: its domain's values, for narrow slots
+    std::vector<int64_t> first_model;                   // empty: none
+    std::map<std::pair<int, int64_t>, Start> starts;    // by the first choice (slot, value)
+    Evaluations on_first_model;                         // by active instance
     std::vector<const JointProblem::Instance*> active;  // the instances in force
-    Evaluations unknown;  // by active instance: on an assignment with no slot known
-    std::vector<std::vector<int>> by_slot;  // by slot: the active instances reading it
+    Evaluations unknown;                                // by active instance: on an assignment with no slot known
+    std::vector<std::vector<int>> by_slot;              // by slot: the active instances reading it
     // By slot: its domain without the values that instances reading it alone, or with one
     // other slot, break (whatever that slot's value), when they break some (drawn from; the
     // local search may still pass through them).
@@ -313,7 +313,7 @@ class JointSolver {
   // By active instance: it holds whatever the unfixed values are. Its evaluations are no longer
   // kept (it cannot break nor rule out a value).
   std::vector<uint8_t> settled_;
-  std::vector<int> open_;  // the active instances that may rule out values of the slot being chosen
+  std::vector<int> open_;                   // the active instances that may rule out values of the slot being chosen
   std::pair<int, int64_t> checked_{-1, 0};  // the slot and value the open instances last passed
   // Whether the open instances' evaluations on the fixed values stand for slot = v.
   bool checked(int slot, int64_t v) const { return checked_ == std::pair<int, int64_t>{slot, v}; }
@@ -321,9 +321,9 @@ class JointSolver {
   // The slots the value being tried (first) and its repair moved, and their values before.
   std::vector<int> changed_;
   std::vector<int64_t> before_;
-  std::vector<int> decided_;  // try_value: the instances it settled
-  std::vector<int> candidates_;  // the slots a move of the repair may take
-  std::vector<uint8_t> reads_;   // mending_values: the nodes that read its slot
+  std::vector<int> decided_;                         // try_value: the instances it settled
+  std::vector<int> candidates_;                      // the slots a move of the repair may take
+  std::vector<uint8_t> reads_;                       // mending_values: the nodes that read its slot
   std::map<std::pair<int, int>, PerTask> per_task_;  // by (joint, arg * 1024 + constraint) negated
   PerTask* task_ = nullptr;
   bool first_choice_ = false;  // no slot is fixed yet in this tuple

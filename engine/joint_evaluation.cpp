@@ -21,7 +21,9 @@ struct NodeCongruences {
   const int64_t* value;
   const uint8_t* known;
   const int64_t *residue, *modulus;
-  Congruence operator[](size_t i) const { return known[i] ? Congruence{value[i], 0} : Congruence{residue[i], modulus[i]}; }
+  Congruence operator[](size_t i) const {
+    return known[i] ? Congruence{value[i], 0} : Congruence{residue[i], modulus[i]};
+  }
 };
 
 // The congruence of an unknown node's value, from its operands' (Granger's domain): products and
@@ -62,7 +64,8 @@ Congruence congruence(const Program::Node& n, const Congruence* c, const NodeCon
         out = Congruence{x.residue, std::gcd(std::gcd(x.modulus, y.modulus), d)};
       break;
     }
-    case TermOp::Sum: case TermOp::Prod: {
+    case TermOp::Sum:
+    case TermOp::Prod: {
       if (!c) break;  // the count is unknown
       out = Congruence{n.op == TermOp::Sum ? 0 : 1, 0};
       for (int body : bodies_read(n, c->residue, kids)) {
@@ -91,8 +94,9 @@ bool disjoint(Congruence x, Congruence y) {
 // share no value is known to fail. Inlined into its one caller: most reruns evaluate a few nodes,
 // and the call cost as much.
 template <bool kCongruent>
-[[gnu::always_inline]] inline void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg, int64_t* value, uint8_t* known,
-              int64_t* residue, int64_t* modulus, const int* order, size_t from, size_t to) {
+[[gnu::always_inline]] inline void evaluate(const JointProblem& jp, const Program& p, const Assignment& asg,
+                                            int64_t* value, uint8_t* known, int64_t* residue, int64_t* modulus,
+                                            const int* order, size_t from, size_t to) {
   // Raw pointers in locals: stores through uint8_t* may alias anything, so pointers read
   // through the vectors would be reloaded after every node.
   const uint8_t* slot_known = asg.known.data();
@@ -131,9 +135,7 @@ template <bool kCongruent>
         k = (known[a] && (known[b] || value[a] == 0)) || (known[b] && value[b] == 0), v = value[a] * value[b];
         break;
       case TermOp::Div: k = known[a] && known[b] && value[b] != 0, v = k ? floor_div(value[a], value[b]) : 0; break;
-      case TermOp::Mod:
-        k = known[a] && known[b] && value[b] != 0, v = k ? floor_mod(value[a], value[b]) : 0;
-        break;
+      case TermOp::Mod: k = known[a] && known[b] && value[b] != 0, v = k ? floor_mod(value[a], value[b]) : 0; break;
       case TermOp::Lt: k = known[a] && known[b], v = value[a] < value[b]; break;
       case TermOp::Le: k = known[a] && known[b], v = value[a] <= value[b]; break;
       case TermOp::Gt: k = known[a] && known[b], v = value[a] > value[b]; break;
@@ -159,7 +161,10 @@ template <bool kCongruent>
         auto [kc, count] = read(n.slot);
         k = kc, v = n.op == TermOp::Sum ? 0 : n.op == TermOp::Any ? 0 : 1;
         for (int body : kc ? bodies_read(n, count, kids) : std::span<const int>{}) {
-          if (!known[size_t(body)]) { k = false; continue; }
+          if (!known[size_t(body)]) {
+            k = false;
+            continue;
+          }
           int64_t bv = value[size_t(body)];
           if (n.op == TermOp::Sum) v += bv;
           else if (n.op == TermOp::Prod) v *= bv;
@@ -174,7 +179,8 @@ template <bool kCongruent>
       Congruence c = k ? Congruence{v, 0} : Congruence{};
       if (!k && n.congruence != Program::kNothing) {
         std::optional<Congruence> count;  // a fold's, when known
-        if (is_fold(n.op) && n.slot >= 0 && slot_known[size_t(n.slot)]) count = Congruence{slot_value[size_t(n.slot)], 0};
+        if (is_fold(n.op) && n.slot >= 0 && slot_known[size_t(n.slot)])
+          count = Congruence{slot_value[size_t(n.slot)], 0};
         const NodeCongruences nodes{value, known, residue, modulus};
         c = congruence(n, count ? &*count : nullptr, nodes, kids);
         if (n.congruence == Program::kDecides && disjoint(nodes[a], nodes[b]))

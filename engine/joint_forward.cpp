@@ -11,7 +11,7 @@
 namespace opsfuzz {
 namespace {
 
-constexpr size_t kNarrowUpTo = 512;  // larger spaces are not enumerated for forward checking
+constexpr size_t kNarrowUpTo = 512;     // larger spaces are not enumerated for forward checking
 constexpr int64_t kMovableValues = 64;  // the local search moves no slot with wider bounds
 
 }  // namespace
@@ -204,7 +204,8 @@ void JointSolver::open(int slot, const VariableSpace& space) {
   int64_t n = space.size();  // a larger space could take as many draws
   if (n < 0 || static_cast<size_t>(n) > kNarrowUpTo) return;
   for (int k : task_->by_slot[static_cast<size_t>(slot)])
-    if (task_->enforced[static_cast<size_t>(k)].slot < 0 && !forward_.result(static_cast<size_t>(k))) open_.push_back(k);
+    if (task_->enforced[static_cast<size_t>(k)].slot < 0 && !forward_.result(static_cast<size_t>(k)))
+      open_.push_back(k);
 }
 
 // The evaluations of instance k on the fixed values and `slot` = v, which fix(slot, ...) replaces:

@@ -75,7 +75,9 @@ std::vector<Term> JointProblem::instance_terms(const Term& t) const {
 VariableSpace JointProblem::domain(int slot, int skip) const {
   int64_t k = slot % block_;
   static constexpr Attribute header[] = {Attribute::Optional, Attribute::Rank, Attribute::Length, Attribute::Value};
-  Attribute a = k < kHeaderSlots ? header[k] : k - kHeaderSlots < cfg_.limits.max_rank ? Attribute::Size : Attribute::Value;
+  Attribute a = k < kHeaderSlots                          ? header[k]
+                : k - kHeaderSlots < cfg_.limits.max_rank ? Attribute::Size
+                                                          : Attribute::Value;
   return attrs_.constant_domain(spec_.args()[static_cast<size_t>(arg_of(slot))], a, skip);
 }
 
@@ -96,8 +98,10 @@ int JointProblem::raw_slot(JointAttr a, int arg, int64_t index) const {
       return index >= 0 && index < cfg_.limits.max_rank ? static_cast<int>(base + kHeaderSlots + index) : -1;
     case JointAttr::Elem:
       return index >= 0 && index < cfg_.limits.max_int_list
-                 ? static_cast<int>(base + kHeaderSlots + cfg_.limits.max_rank + index) : -1;
-    default: return static_cast<int>(base + (std::find(std::begin(kHeader), std::end(kHeader), a) - std::begin(kHeader)));
+                 ? static_cast<int>(base + kHeaderSlots + cfg_.limits.max_rank + index)
+                 : -1;
+    default:
+      return static_cast<int>(base + (std::find(std::begin(kHeader), std::end(kHeader), a) - std::begin(kHeader)));
   }
 }
 
@@ -177,11 +181,18 @@ void JointProblem::mark_congruences(Program& p) {
     bool operand = carries(n.a) || carries(n.b) || carries(n.c);
     for (int k = 0; k < n.count && !operand; ++k) operand = carries(p.kids[size_t(n.first + k)]);
     switch (n.op) {
-      case TermOp::Mul: case TermOp::Prod: n.congruence = Program::kCarries; break;
-      case TermOp::Neg: case TermOp::Add: case TermOp::Sub: case TermOp::Mod: case TermOp::Ite: case TermOp::Sum:
+      case TermOp::Mul:
+      case TermOp::Prod: n.congruence = Program::kCarries; break;
+      case TermOp::Neg:
+      case TermOp::Add:
+      case TermOp::Sub:
+      case TermOp::Mod:
+      case TermOp::Ite:
+      case TermOp::Sum:
         if (operand) n.congruence = Program::kCarries;
         break;
-      case TermOp::Eq: case TermOp::Ne:
+      case TermOp::Eq:
+      case TermOp::Ne:
         if (operand) n.congruence = Program::kDecides, p.congruent = true;
         break;
       default: break;
@@ -193,10 +204,14 @@ void JointProblem::mark_congruences(Program& p) {
 // evaluation copies them instead of interpreting them. The result stays last.
 void JointProblem::leaves_first(Program& p) {
   const size_t n = p.nodes.size();
-  auto rank = [&](const Program::Node& node) { return node.op == TermOp::Const ? 0 : node.op == TermOp::Attr && node.slot >= 0 ? 1 : 2; };
+  auto rank = [&](const Program::Node& node) {
+    return node.op == TermOp::Const ? 0 : node.op == TermOp::Attr && node.slot >= 0 ? 1 : 2;
+  };
   std::vector<int> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-  if (n > 1) std::stable_sort(order.begin(), order.end() - 1, [&](int x, int y) { return rank(p.nodes[size_t(x)]) < rank(p.nodes[size_t(y)]); });
+  if (n > 1)
+    std::stable_sort(order.begin(), order.end() - 1,
+                     [&](int x, int y) { return rank(p.nodes[size_t(x)]) < rank(p.nodes[size_t(y)]); });
   std::vector<int> moved_to(n);
   for (size_t i = 0; i < n; ++i) moved_to[size_t(order[i])] = static_cast<int>(i);
   std::vector<Program::Node> nodes;
@@ -208,7 +223,8 @@ void JointProblem::leaves_first(Program& p) {
   }
   for (int& kid : p.kids) kid = moved_to[size_t(kid)];
   p.nodes = std::move(nodes);
-  for (size_t i = 0; i + 1 < n && rank(p.nodes[i]) < 2; ++i) (rank(p.nodes[i]) == 0 ? p.constants : p.leaves) = static_cast<int>(i) + 1;
+  for (size_t i = 0; i + 1 < n && rank(p.nodes[i]) < 2; ++i)
+    (rank(p.nodes[i]) == 0 ? p.constants : p.leaves) = static_cast<int>(i) + 1;
   p.leaves = std::max(p.leaves, p.constants);
 }
 

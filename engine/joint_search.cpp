@@ -22,7 +22,8 @@ bool JointSolver::try_value(int slot, int64_t v, Rng& rng, bool thorough) {
       if (forward_.result(static_cast<size_t>(k)) == 1) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
   if (!first_choice_)
     for (int k : task_->by_slot[static_cast<size_t>(slot)])
-      if (!settled_[static_cast<size_t>(k)] && enforces(k, slot, v)) settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
+      if (!settled_[static_cast<size_t>(k)] && enforces(k, slot, v))
+        settled_[static_cast<size_t>(k)] = 1, decided_.push_back(k);
   changed_.assign(1, slot), before_.assign(1, value);
   value = v;
   witness_changed(slot);
@@ -45,7 +46,10 @@ bool JointSolver::repair(int slot, Rng& rng, bool thorough) {
     int broken = -1;
     for (size_t c = 0; c < changed_.size() && broken < 0; ++c)
       for (int k : task_->by_slot[static_cast<size_t>(changed_[c])])
-        if (!settled_[static_cast<size_t>(k)] && on_witness_.result(static_cast<size_t>(k)) != 1) { broken = k; break; }
+        if (!settled_[static_cast<size_t>(k)] && on_witness_.result(static_cast<size_t>(k)) != 1) {
+          broken = k;
+          break;
+        }
     if (broken < 0) return true;
     if (move == kMoves) return false;
     // One free slot at random, moved to the value that mends the instance and breaks the fewest
@@ -100,7 +104,9 @@ struct Needed {
   }
   // The x for which x + d, and -x, fall in this range.
   Needed undo_add(__int128 d) const { return of(lo == kMin ? lo : lo - d, hi == kMax ? hi : hi - d); }
-  Needed undo_neg() const { return of(hi == kMax ? __int128{kMin} : -__int128{hi}, lo == kMin ? __int128{kMax} : -__int128{lo}); }
+  Needed undo_neg() const {
+    return of(hi == kMax ? __int128{kMin} : -__int128{hi}, lo == kMin ? __int128{kMax} : -__int128{lo});
+  }
   // The x for which x * c falls in this range (c != 0).
   Needed undo_mul(__int128 c) const {
     if (c < 0) return undo_neg().undo_mul(-c);
@@ -137,9 +143,7 @@ TermOp mirrored(TermOp op) {
 
 }  // namespace
 
-bool JointSolver::Mending::in_class(int64_t v) const {
-  return modulus == 0 || floor_mod(v, modulus) == residue;
-}
+bool JointSolver::Mending::in_class(int64_t v) const { return modulus == 0 || floor_mod(v, modulus) == residue; }
 
 // Follows the instance from its root down to its one read of s, asking of each node the range
 // of values that the one above needs of it: a comparison's side that reads s must fall on the
@@ -187,7 +191,12 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
     int side = -1;
     switch (n.op) {
       case TermOp::Attr: return n.slot == s ? Mending{need.lo, need.hi} : any;  // else a computed index
-      case TermOp::Eq: case TermOp::Ne: case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: {
+      case TermOp::Eq:
+      case TermOp::Ne:
+      case TermOp::Lt:
+      case TermOp::Le:
+      case TermOp::Gt:
+      case TermOp::Ge: {
         if (need.fits(0) == need.fits(1)) return need.fits(0) ? any : none;
         if (!one_side(n, side)) return any;
         TermOp op = need.fits(1) ? n.op : opposite(n.op);
@@ -208,11 +217,12 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
         side = n.a, need = {0, 0};
         break;
       case TermOp::Neg: side = n.a, need = need.undo_neg(); break;
-      case TermOp::Add: case TermOp::Sub:
+      case TermOp::Add:
+      case TermOp::Sub:
         if (!one_side(n, side)) return any;
         if (n.op == TermOp::Add) need = need.undo_add(other);
         else if (side == n.a) need = need.undo_add(-__int128{other});  // x - other
-        else need = need.undo_add(other).undo_neg();  // other - x
+        else need = need.undo_add(other).undo_neg();                   // other - x
         break;
       case TermOp::Mul:
         if (!one_side(n, side) || other == 0) return any;
@@ -246,7 +256,8 @@ JointSolver::Mending JointSolver::mending_values(int broken, int s) {
         side = *taken ? n.b : n.c;
         break;
       }
-      case TermOp::Sum: case TermOp::Prod: {
+      case TermOp::Sum:
+      case TermOp::Prod: {
         if (n.slot < 0 || n.slot == s || !witness_.known[static_cast<size_t>(n.slot)]) return any;
         const bool sum = n.op == TermOp::Sum;
         int64_t rest = sum ? 0 : 1;  // of the bodies that do not read s

@@ -149,7 +149,8 @@ class Z3Oracle final : public JointOracle {
         case TermOp::And: out.push_back(cond(n.a) && cond(n.b)); break;
         case TermOp::Or: out.push_back(cond(n.a) || cond(n.b)); break;
         case TermOp::Ite:
-          if (out[size_t(n.b)].is_bool() && out[size_t(n.c)].is_bool()) out.push_back(z3::ite(cond(n.a), cond(n.b), cond(n.c)));
+          if (out[size_t(n.b)].is_bool() && out[size_t(n.c)].is_bool())
+            out.push_back(z3::ite(cond(n.a), cond(n.b), cond(n.c)));
           else out.push_back(z3::ite(cond(n.a), num(n.b), num(n.c)));
           break;
         default: {  // folds over the indices below the count
@@ -187,7 +188,8 @@ class Z3Oracle final : public JointOracle {
     JointAttr count = n.attr == JointAttr::Size ? JointAttr::Rank : JointAttr::Length;
     if (n.attr == JointAttr::Size) i = z3::ite(i < 0, i + var(p_.raw_slot(JointAttr::Rank, n.arg, -1)), i);
     z3::expr out = ctx_.int_val(0);
-    for (int64_t k = p_.bound(count) - 1; k >= 0; --k) out = z3::ite(i == ctx_.int_val(k), var(p_.raw_slot(n.attr, n.arg, k)), out);
+    for (int64_t k = p_.bound(count) - 1; k >= 0; --k)
+      out = z3::ite(i == ctx_.int_val(k), var(p_.raw_slot(n.attr, n.arg, k)), out);
     return out;
   }
 
@@ -196,12 +198,12 @@ class Z3Oracle final : public JointOracle {
   z3::context ctx_;
   std::vector<z3::expr> vars_;
   z3::expr_vector bounds_;
-  std::vector<z3::expr> holds_;  // each joint constraint
+  std::vector<z3::expr> holds_;       // each joint constraint
   std::optional<z3::solver> solver_;  // this tuple's, once asked
   int negated_ = -1;
   const std::vector<VariableSpace>* domains_ = nullptr;
   uint64_t seed_ = 0;
-  std::vector<std::pair<int, int64_t>> fixed_;  // slot, value
+  std::vector<std::pair<int, int64_t> > fixed_;  // slot, value
   uint64_t calls_ = 0;
 };
 

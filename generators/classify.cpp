@@ -13,8 +13,8 @@ namespace {
 using A = Attribute;
 
 [[noreturn]] void mismatch(const ArgSpec& arg, const char* expected, const c10::IValue& v) {
-  throw ObserveError("argument '" + arg.name + "' (" + std::string(name(arg.type)) + ") takes " + expected +
-                     ", not " + opcall::describe(v));
+  throw ObserveError("argument '" + arg.name + "' (" + std::string(name(arg.type)) + ") takes " + expected + ", not " +
+                     opcall::describe(v));
 }
 
 TensorMeta observe_tensor(const ArgSpec& arg, const c10::IValue& v) {
@@ -64,7 +64,8 @@ Value observe_entries(const ArgSpec& arg, const c10::IValue& v) {
   Floats f;
   Bools b;
   for (const c10::IValue& e : v.toListRef()) {
-    if (floats && (e.isDouble() || e.isInt())) f.push_back(e.isDouble() ? e.toDouble() : static_cast<double>(e.toInt()));
+    if (floats && (e.isDouble() || e.isInt()))
+      f.push_back(e.isDouble() ? e.toDouble() : static_cast<double>(e.toInt()));
     else if (!floats && e.isBool()) b.push_back(e.toBool());
     else mismatch(arg, floats ? "a list of floats" : "a list of bools", v);
   }
@@ -171,8 +172,8 @@ class Walk {
   std::vector<MetaArg> observed_;
   std::vector<MetaArg> metas_;  // the arguments walked so far, as their dependants see them
   const ArgSpec* arg_ = nullptr;
-  MetaArg self_;                // the argument being walked, attributes walked so far
-  int64_t entry_ = -1;          // the entry of a tensor list being walked
+  MetaArg self_;        // the argument being walked, attributes walked so far
+  int64_t entry_ = -1;  // the entry of a tensor list being walked
 };
 
 MetaArg Walk::observe_arg(int i) const {
@@ -367,9 +368,7 @@ Classification classify(const Spec& spec, const std::vector<c10::IValue>& args, 
     Walk walk(spec, cfg, args, out);
     walk.arguments();
     walk.joints();
-  } catch (const ObserveError& e) {
-    throw ObserveError(spec.op() + ": " + e.what());
-  }
+  } catch (const ObserveError& e) { throw ObserveError(spec.op() + ": " + e.what()); }
   for (const std::string& rule : out.broken)
     if (const UncheckedInputs* u = spec.unchecked_on(rule, args)) add_once(out.deviations, u->deviation->id);
   return out;
@@ -383,8 +382,10 @@ std::vector<c10::IValue> in_spec_order(const Spec& spec, const Sample& sample) {
       out.push_back(sample.args.at(positional++));
       continue;
     }
-    auto it = std::find_if(sample.kwargs.begin(), sample.kwargs.end(), [&](const auto& kv) { return kv.first == a.name; });
-    if (it == sample.kwargs.end()) throw std::invalid_argument(spec.op() + ": the sample has no keyword '" + a.name + "'");
+    auto it =
+        std::find_if(sample.kwargs.begin(), sample.kwargs.end(), [&](const auto& kv) { return kv.first == a.name; });
+    if (it == sample.kwargs.end())
+      throw std::invalid_argument(spec.op() + ": the sample has no keyword '" + a.name + "'");
     out.push_back(it->second);
   }
   return out;

@@ -29,8 +29,8 @@
 namespace opsfuzz {
 
 struct Classification {
-  std::vector<std::string> broken;         // labels of the rules broken
-  std::vector<std::string> deviations;     // ids of the deviations hit
+  std::vector<std::string> broken;      // labels of the rules broken
+  std::vector<std::string> deviations;  // ids of the deviations hit
   // Labels of Scope constraints missed, and limits of the configuration passed (a dtype it does
   // not allow, a rank or size past its limits), suffixed " (the configuration)".
   std::vector<std::string> outside_scope;

@@ -16,8 +16,20 @@ namespace {
 uint64_t mix(uint64_t h, uint64_t v) { return mix64(h ^ mix64(v)); }
 
 // Tags keep the classes of different kinds of value apart (None vs the integer class 0, ...).
-enum Tag : uint64_t { kNone = 1, kTensor, kTensorList, kNoneEntry, kScalar, kIntList, kInt, kFloat, kBool, kExact,
-                      kFloatList, kBoolList };
+enum Tag : uint64_t {
+  kNone = 1,
+  kTensor,
+  kTensorList,
+  kNoneEntry,
+  kScalar,
+  kIntList,
+  kInt,
+  kFloat,
+  kBool,
+  kExact,
+  kFloatList,
+  kBoolList
+};
 
 uint64_t int_class(int64_t v) { return v < -1 ? 0 : v == -1 ? 1 : v == 0 ? 2 : v == 1 ? 3 : 4; }
 uint64_t float_class(double v) { return std::isnan(v) ? 3 : v < 0 ? 0 : v == 0 ? 1 : 2; }

@@ -70,12 +70,14 @@ template <class T> double held_in(double v, bool up) {
 const VariableSpace& held_space(const VariableSpace& space, c10::ScalarType t, VariableSpace& buffer) {
   using S = c10::ScalarType;
   if (t != S::Half && t != S::BFloat16 && t != S::Float) return space;
-  if (!space.is_interval() ||
-      std::none_of(space.intervals().begin(), space.intervals().end(),
-                   [](const Interval& i) { return std::isfinite(i.lo) || std::isfinite(i.hi); }))
+  if (!space.is_interval() || std::none_of(space.intervals().begin(), space.intervals().end(), [](const Interval& i) {
+        return std::isfinite(i.lo) || std::isfinite(i.hi);
+      }))
     return space;
   buffer = space;
-  return buffer.round_inward(t == S::Half ? held_in<c10::Half> : t == S::BFloat16 ? held_in<c10::BFloat16> : held_in<float>);
+  return buffer.round_inward(t == S::Half       ? held_in<c10::Half>
+                             : t == S::BFloat16 ? held_in<c10::BFloat16>
+                                                : held_in<float>);
 }
 
 // The ids of the value deviations (contract configuration) that argument `v` falls into.
@@ -83,7 +85,9 @@ void note_value_deviations(const MetaArg& meta, const c10::IValue& v, std::vecto
   for (size_t k = 0; k < meta.tensors.size(); ++k) {
     const TensorMeta& t = meta.tensors[k];
     if (t.value_deviations.empty() || t.none) continue;
-    const at::Tensor tensor = v.isTensor() ? v.toTensor() : v.isTensorList() ? v.toTensorList().get(k) : *v.toOptionalTensorList().get(k);
+    const at::Tensor tensor = v.isTensor()       ? v.toTensor()
+                              : v.isTensorList() ? v.toTensorList().get(k)
+                                                 : *v.toOptionalTensorList().get(k);
     const std::vector<double> elements = tensor_elements(tensor);
     for (const auto& d : t.value_deviations)
       if (std::find(hits.begin(), hits.end(), d.id) == hits.end() &&
@@ -115,7 +119,8 @@ std::vector<double> tensor_elements(const at::Tensor& t) {
 at::Tensor TensorGenerator::generate(const TensorMeta& meta, Rng& rng) const {
   // The CPU allocation itself: at::empty's dispatch cost 800 of its 2,700 instructions.
   at::Tensor t(at::detail::empty_cpu(meta.shape, meta.dtype));
-  const auto favoured = meta.profile == ValueProfile::Uniform ? std::vector<double>() : favoured_values(meta.profile, meta.dtype);
+  const auto favoured =
+      meta.profile == ValueProfile::Uniform ? std::vector<double>() : favoured_values(meta.profile, meta.dtype);
   VariableSpace buffer;
   VariableGenerator gen(held_space(meta.values, meta.dtype, buffer), meta.profile, favoured);
   int64_t n = t.numel();
@@ -166,8 +171,7 @@ at::Tensor TensorGenerator::relayout(const at::Tensor& t, Rng& rng) const {
       view.copy_(t);
       return view;
     }
-    case ChannelsLast:
-      return t.contiguous(r == 4 ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::ChannelsLast3d);
+    case ChannelsLast: return t.contiguous(r == 4 ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::ChannelsLast3d);
   }
   return t;
 }
@@ -213,8 +217,13 @@ c10::IValue ArgumentGenerator::generate(const MetaArg& meta, Rng& rng) const {
 
 ArgumentTupleGenerator::ArgumentTupleGenerator(const Spec& spec, Config cfg, uint64_t seed, Validity validity,
                                                bool with_out)
-    : spec_(spec), cfg_(std::move(cfg)), seed_(seed), validity_(validity), with_out_(with_out),
-      engine_(spec_, cfg_), args_(cfg_.tensor),
+    : spec_(spec),
+      cfg_(std::move(cfg)),
+      seed_(seed),
+      validity_(validity),
+      with_out_(with_out),
+      engine_(spec_, cfg_),
+      args_(cfg_.tensor),
       tasks_(validity == Validity::Valid ? engine_.valid_tasks() : engine_.invalid_tasks()) {}
 
 uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_; }
@@ -250,8 +259,8 @@ bool ArgumentTupleGenerator::attempt(const Task& task, Sample& out) {
   for (int i = 0; i < retries; ++i) {
     ++stats_.attempts;
     values_.resize(spec_.args().size());  // a solve that succeeds materializes every argument
-    bool solved = engine_.solve(task, variant_, rng, materialize, tuple_) &&
-                  (!with_out_ || engine_.solve_outs(rng, tuple_));
+    bool solved =
+        engine_.solve(task, variant_, rng, materialize, tuple_) && (!with_out_ || engine_.solve_outs(rng, tuple_));
     stats_.solver_calls = engine_.joint().oracle_calls();
     DeadEnd cause = engine_.dead_end();
     if (solved && !task.valid()) solved = keeps_to_checked_inputs(cause);
@@ -310,11 +319,13 @@ bool ArgumentTupleGenerator::out_of_patience() const {
 
 std::string ArgumentTupleGenerator::why_ended() const {
   if (!ended_) return "";
-  std::string s = spec_.op() + ": the " + (validity_ == Validity::Valid ? "valid" : "invalid") + " sample stream ended after " +
-                  std::to_string(stats_.samples) + " samples";
+  std::string s = spec_.op() + ": the " + (validity_ == Validity::Valid ? "valid" : "invalid") +
+                  " sample stream ended after " + std::to_string(stats_.samples) + " samples";
   if (tasks_.empty()) return s + ": the spec has no rule to break";
-  s += ", " + std::to_string(stats_.attempts - attempts_at_last_sample_) + " attempts in a row finding none; dead ends:";
-  for (const auto& [cause, count] : stats_.dead_end_causes) s += "\n  " + std::to_string(count) + "  " + cause.cause(spec_);
+  s +=
+      ", " + std::to_string(stats_.attempts - attempts_at_last_sample_) + " attempts in a row finding none; dead ends:";
+  for (const auto& [cause, count] : stats_.dead_end_causes)
+    s += "\n  " + std::to_string(count) + "  " + cause.cause(spec_);
   return s;
 }
 

@@ -40,16 +40,16 @@ class ArgumentGenerator {
 };
 
 struct Sample {
-  std::string op;                   // "add.Tensor"
-  std::vector<c10::IValue> args;    // positional
+  std::string op;                 // "add.Tensor"
+  std::vector<c10::IValue> args;  // positional
   std::vector<std::pair<std::string, c10::IValue>> kwargs;
   std::vector<std::pair<std::string, c10::IValue>> outs;  // when asked for
-  std::vector<MetaArg> metas;       // every argument, positional then keyword
+  std::vector<MetaArg> metas;                             // every argument, positional then keyword
   bool valid = true;
-  std::string violated;             // the constraint an invalid sample violates
+  std::string violated;                 // the constraint an invalid sample violates
   std::vector<std::string> deviations;  // ids of the deviations it hits (contract configuration)
   uint64_t seed = 0;
-  uint64_t index = 0;               // (op, seed, index) regenerates this sample
+  uint64_t index = 0;  // (op, seed, index) regenerates this sample
 };
 
 // A sample's name in suites and results: "add_Tensor__valid__0007" (op with '_' for '.', its
@@ -58,15 +58,15 @@ std::string sample_id(const Sample& s);
 
 struct GenerationStats {
   uint64_t samples = 0;
-  uint64_t attempts = 0;      // solves begun, for redrawn candidates too
-  uint64_t dead_ends = 0;     // attempts that met an empty space and were retried
+  uint64_t attempts = 0;                        // solves begun, for redrawn candidates too
+  uint64_t dead_ends = 0;                       // attempts that met an empty space and were retried
   std::map<DeadEnd, uint64_t> dead_end_causes;  // the dead ends by where they happened: counted
                                                 // without text, which only the summary needs
-  uint64_t skipped_tasks = 0; // tasks given up: an invalid one's constraint could not be violated,
-                              // or a valid one's joint constraints did not hold when sampled
-  uint64_t rounds = 0;        // completed passes over the task plan
-  uint64_t solver_calls = 0;  // queries to the joint-constraint solver
-  uint64_t redrawn = 0;       // valid candidates drawn again: they covered no new class
+  uint64_t skipped_tasks = 0;                   // tasks given up: an invalid one's constraint could not be violated,
+                                                // or a valid one's joint constraints did not hold when sampled
+  uint64_t rounds = 0;                          // completed passes over the task plan
+  uint64_t solver_calls = 0;                    // queries to the joint-constraint solver
+  uint64_t redrawn = 0;                         // valid candidates drawn again: they covered no new class
 };
 
 enum class Validity { Valid, Invalid };

@@ -30,8 +30,8 @@ template <class F> std::vector<double> float_values(ValueProfile p) {
       // exp overflows past log(max), cosh and sinh past log(2 max), x*x past sqrt(max).
       const double exp_edge = std::log(max), cosh_edge = exp_edge + std::log(2.0), square_edge = std::sqrt(max);
       out = {0.0, -0.0, kInf, -kInf, std::nan("")};
-      signed_pairs(out, {max, static_cast<double>(L::min()), tiny, exp_edge - 0.01, exp_edge + 0.01,
-                         cosh_edge - 0.01, cosh_edge + 0.01, square_edge * (1 - 1e-3), square_edge * (1 + 1e-3)});
+      signed_pairs(out, {max, static_cast<double>(L::min()), tiny, exp_edge - 0.01, exp_edge + 0.01, cosh_edge - 0.01,
+                         cosh_edge + 0.01, square_edge * (1 - 1e-3), square_edge * (1 + 1e-3)});
       break;
     }
     case ValueProfile::Rounding: {
@@ -47,7 +47,8 @@ template <class F> std::vector<double> float_values(ValueProfile p) {
 }
 
 template <class I> std::vector<double> integer_values(ValueProfile p) {
-  const double lo = static_cast<double>(std::numeric_limits<I>::lowest()), hi = static_cast<double>(std::numeric_limits<I>::max());
+  const double lo = static_cast<double>(std::numeric_limits<I>::lowest()),
+               hi = static_cast<double>(std::numeric_limits<I>::max());
   switch (p) {
     case ValueProfile::Special: return {0.0, 1.0, -1.0};
     case ValueProfile::Extremes: return {lo, lo + 1, hi - 1, hi};
@@ -123,7 +124,9 @@ void VariableGenerator::set_mixture() {
     case ValueProfile::Rounding:
     case ValueProfile::Integral: mix(0.5, favoured_); break;
     case ValueProfile::Zeros: mix(0, {nearest(0)}); break;
-    case ValueProfile::SmallInt: mix(0, {nearest(-3), nearest(-2), nearest(-1), nearest(0), nearest(1), nearest(2), nearest(3)}); break;
+    case ValueProfile::SmallInt:
+      mix(0, {nearest(-3), nearest(-2), nearest(-1), nearest(0), nearest(1), nearest(2), nearest(3)});
+      break;
     case ValueProfile::Sparse: mix(0.2, {nearest(0)}); break;
   }
 }
@@ -168,7 +171,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width, uint64_t span, T* out) {
   if (is_int) {
     const int64_t first = static_cast<int64_t>(lo);  // exact: the window's ends are integers below 2^53
-    for (size_t j = 0; j < n; ++j) out[j] = static_cast<T>(first + static_cast<int64_t>((uint64_t{bits[j]} * span) >> 32));
+    for (size_t j = 0; j < n; ++j)
+      out[j] = static_cast<T>(first + static_cast<int64_t>((uint64_t{bits[j]} * span) >> 32));
     return;
   }
   for (size_t j = 0; j < n; ++j) {  // bits as a double through a signed conversion, exactly

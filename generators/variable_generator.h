@@ -79,7 +79,9 @@ class VariableGenerator {
     const uint64_t mask = -static_cast<uint64_t>(first);
     return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) | (std::bit_cast<uint64_t>(b) & ~mask));
   }
-  double draw_window(Rng& rng) const { return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01(); }
+  double draw_window(Rng& rng) const {
+    return is_int_ ? lo_ + static_cast<double>(rng.below(span_)) : lo_ + width_ * rng.uniform01();
+  }
   // A value of the single window from 32 random bits: evenly spaced for floats (2^32 of them),
   // by multiply-shift for integers (biased by at most span_ / 2^32).
   double from_bits(uint32_t bits) const {
@@ -99,14 +101,14 @@ class VariableGenerator {
   const VariableSpace& space_;
   ValueProfile profile_;
   bool is_int_;
-  std::vector<Interval> windows_;     // the space clipped to [-window, window]
-  std::vector<double> boundaries_;    // finite interval ends and their neighbours
-  std::vector<double> favoured_;      // admitted favoured values
+  std::vector<Interval> windows_;   // the space clipped to [-window, window]
+  std::vector<double> boundaries_;  // finite interval ends and their neighbours
+  std::vector<double> favoured_;    // admitted favoured values
   double total_ = 0;
-  std::vector<double> table_;         // the mixture's values besides the uniform draw
+  std::vector<double> table_;                   // the mixture's values besides the uniform draw
   uint64_t uniform_below_ = uint64_t{1} << 32;  // a draw is uniform when its low 32 bits are below
   bool single_window_ = false;
-  bool plain_ = false;  // Uniform profile over a single window
+  bool plain_ = false;         // Uniform profile over a single window
   double lo_ = 0, width_ = 0;  // the single window
   uint64_t span_ = 1;
 };

@@ -11,8 +11,8 @@ namespace opsfuzz::opcall {
 namespace {
 
 // Python's rules without types: one value per parameter into `out`, or false and why.
-bool bind_names(std::string_view what, std::span<const Parameter> params, const Stack& args,
-                const Kwargs& kwargs, Stack* rest, Stack& out, Failure& why) {
+bool bind_names(std::string_view what, std::span<const Parameter> params, const Stack& args, const Kwargs& kwargs,
+                Stack* rest, Stack& out, Failure& why) {
   auto fail = [&](std::string_view argument, std::string message) {
     why = {std::string(argument), std::string(what) + " " + std::move(message)};
     return false;
@@ -39,9 +39,8 @@ bool bind_names(std::string_view what, std::span<const Parameter> params, const 
       else keyword_only += (keyword_only.empty() ? "" : ", ") + std::string(p.name);
     }
     std::string first = keyword_only.substr(0, keyword_only.find(','));
-    return fail(first, "takes " + std::to_string(positional) + " positional argument" +
-                           (positional == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
-                           (args.size() == 1 ? " was" : " were") + " given" +
+    return fail(first, "takes " + std::to_string(positional) + " positional argument" + (positional == 1 ? "" : "s") +
+                           " but " + std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given" +
                            (keyword_only.empty() ? "" : " (keyword-only: " + keyword_only + ")"));
   }
   for (const auto& [key, value] : kwargs) {
@@ -59,8 +58,7 @@ bool bind_names(std::string_view what, std::span<const Parameter> params, const 
   for (size_t k = 0; k < params.size(); ++k) {
     if (given[k]) continue;
     if (!params[k].default_value)
-      return fail(params[k].name,
-                  "missing required argument '" + std::string(params[k].name) + "'");
+      return fail(params[k].name, "missing required argument '" + std::string(params[k].name) + "'");
     out[k] = *params[k].default_value;
   }
   return true;
@@ -100,8 +98,7 @@ std::optional<c10::IValue> coerce_list(const c10::IValue& v, const c10::TypePtr&
                                        std::optional<int32_t> fixed_size) {
   const K kind = elem->kind();
   const bool optional_tensor =
-      kind == K::OptionalType &&
-      elem->expectRef<c10::OptionalType>().getElementType()->kind() == K::TensorType;
+      kind == K::OptionalType && elem->expectRef<c10::OptionalType>().getElementType()->kind() == K::TensorType;
   // Already the typed list the kernel unboxes: no copy.
   if ((is_int_kind(kind) && v.isIntList()) || (kind == K::FloatType && v.isDoubleList()) ||
       (kind == K::BoolType && v.isBoolList()) || (kind == K::TensorType && v.isTensorList()) ||
@@ -136,12 +133,12 @@ std::optional<c10::IValue> coerce_list(const c10::IValue& v, const c10::TypePtr&
       return std::nullopt;
     });
   if (optional_tensor)
-    return typed_list<c10::optional<at::Tensor>>(
-        items, [](const c10::IValue& x) -> std::optional<c10::optional<at::Tensor>> {
-          if (x.isNone()) return c10::optional<at::Tensor>();
-          if (x.isTensor()) return c10::optional<at::Tensor>(x.toTensor());
-          return std::nullopt;
-        });
+    return typed_list<c10::optional<at::Tensor>>(items,
+                                                 [](const c10::IValue& x) -> std::optional<c10::optional<at::Tensor>> {
+                                                   if (x.isNone()) return c10::optional<at::Tensor>();
+                                                   if (x.isTensor()) return c10::optional<at::Tensor>(x.toTensor());
+                                                   return std::nullopt;
+                                                 });
   c10::impl::GenericList out(elem);
   out.reserve(items.size());
   for (const auto& item : items) {
@@ -160,8 +157,7 @@ std::string describe(const c10::IValue& v) {
   return v.type()->str();
 }
 
-std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type,
-                                  std::optional<int32_t> fixed_size) {
+std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type, std::optional<int32_t> fixed_size) {
   switch (type->kind()) {
     case K::OptionalType:
       if (v.isNone()) return v;
@@ -194,8 +190,7 @@ std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type
     case K::MemoryFormatType:
       if (v.isInt()) return v;
       if (v.isString())
-        if (auto f = parse_memory_format(v.toStringRef()))
-          return c10::IValue(static_cast<int64_t>(*f));
+        if (auto f = parse_memory_format(v.toStringRef())) return c10::IValue(static_cast<int64_t>(*f));
       return std::nullopt;
     case K::LayoutType:
       if (v.isInt()) return v;
@@ -207,21 +202,18 @@ std::optional<c10::IValue> coerce(const c10::IValue& v, const c10::TypePtr& type
       if (v.isString()) {
         try {
           return c10::IValue(c10::Device(v.toStringRef()));
-        } catch (const c10::Error&) {
-          return std::nullopt;
-        }
+        } catch (const c10::Error&) { return std::nullopt; }
       }
       return std::nullopt;
-    case K::ListType:
-      return coerce_list(v, type->expectRef<c10::ListType>().getElementType(), fixed_size);
+    case K::ListType: return coerce_list(v, type->expectRef<c10::ListType>().getElementType(), fixed_size);
     default:
       if (v.type()->isSubtypeOf(*type)) return v;
       return std::nullopt;
   }
 }
 
-Stack bind_arguments(std::string_view what, std::span<const Parameter> params, const Stack& args,
-                     const Kwargs& kwargs, Stack* rest) {
+Stack bind_arguments(std::string_view what, std::span<const Parameter> params, const Stack& args, const Kwargs& kwargs,
+                     Stack* rest) {
   Stack out;
   Failure why;
   if (!bind_names(what, params, args, kwargs, rest, out, why))
@@ -241,8 +233,8 @@ bool bind_schema(const Op& op, const Stack& args, const Kwargs& kwargs, Stack& o
     if (a.N()) fixed = *a.N();
     auto converted = coerce(out[k], a.real_type(), fixed);
     if (!converted) {
-      why = {a.name(), impl.name + ": argument '" + a.name() + "' expects " +
-                           a.real_type()->str() + ", got " + describe(out[k])};
+      why = {a.name(),
+             impl.name + ": argument '" + a.name() + "' expects " + a.real_type()->str() + ", got " + describe(out[k])};
       return false;
     }
     out[k] = std::move(*converted);
@@ -253,13 +245,11 @@ bool bind_schema(const Op& op, const Stack& args, const Kwargs& kwargs, Stack& o
 Stack Op::bind(const Stack& args, const Kwargs& kwargs) const {
   Stack out;
   Failure why;
-  if (!bind_schema(*this, args, kwargs, out, why))
-    throw BindError(impl_->name, why.argument, why.message);
+  if (!bind_schema(*this, args, kwargs, out, why)) throw BindError(impl_->name, why.argument, why.message);
   return out;
 }
 
-std::optional<std::string> Op::try_bind(const Stack& args, const Kwargs& kwargs,
-                                        Stack& out) const {
+std::optional<std::string> Op::try_bind(const Stack& args, const Kwargs& kwargs, Stack& out) const {
   Failure why;
   if (bind_schema(*this, args, kwargs, out, why)) return std::nullopt;
   return why.message;

@@ -11,10 +11,8 @@
 namespace opsfuzz::opcall {
 
 Stack Op::call(Stack stack) const {
-  if (impl_->handle)
-    impl_->handle->callBoxed(stack);
-  else
-    (*impl_->operation)(stack);  // operators that exist only for TorchScript (add.int)
+  if (impl_->handle) impl_->handle->callBoxed(stack);
+  else (*impl_->operation)(stack);  // operators that exist only for TorchScript (add.int)
   return stack;
 }
 
@@ -30,8 +28,7 @@ c10::IValue to_python(Stack outputs) {
 }
 
 std::string_view name(CallOutcome::Kind k) {
-  static constexpr std::string_view names[] = {"accepted", "rejected", "bind error", "crashed",
-                                               "timed out"};
+  static constexpr std::string_view names[] = {"accepted", "rejected", "bind error", "crashed", "timed out"};
   return k < CallOutcome::kinds ? names[k] : "?";
 }
 
@@ -45,15 +42,12 @@ CallOutcome run(const Op& op, Stack stack, Stack* outputs) {
     return {CallOutcome::Accepted, {}};
   } catch (const c10::Error& e) {
     return {CallOutcome::Rejected, e.what_without_backtrace()};
-  } catch (const std::exception& e) {
-    return {CallOutcome::Rejected, e.what()};
-  }
+  } catch (const std::exception& e) { return {CallOutcome::Rejected, e.what()}; }
 }
 
 }  // namespace
 
-CallOutcome try_call(std::string_view name, const Stack& args, const Kwargs& kwargs,
-                     Stack* outputs) {
+CallOutcome try_call(std::string_view name, const Stack& args, const Kwargs& kwargs, Stack* outputs) {
   Resolved r{nullptr, {}};
   try {
     r = resolve(name, args, kwargs);
@@ -76,10 +70,8 @@ std::atomic<bool> backtraces_on{true};
 }
 
 void set_backtraces(bool on) {
-  if (on)
-    c10::SetStackTraceFetcher([] { return c10::get_backtrace(/*frames_to_skip=*/1); });
-  else
-    c10::SetStackTraceFetcher([] { return std::string(); });
+  if (on) c10::SetStackTraceFetcher([] { return c10::get_backtrace(/*frames_to_skip=*/1); });
+  else c10::SetStackTraceFetcher([] { return std::string(); });
   backtraces_on = on;
 }
 

@@ -84,8 +84,7 @@ void release(int fd) {
 // task's index, replies with [kind:1][length:4][bytes], and on kFinish probes the heap and exits.
 class Worker {
  public:
-  Worker(const std::function<std::string(size_t)>& task, bool backtraces, int timeout_ms)
-      : timeout_ms_(timeout_ms) {
+  Worker(const std::function<std::string(size_t)>& task, bool backtraces, int timeout_ms) : timeout_ms_(timeout_ms) {
     // A socket rather than pipes: handing a task to a worker that has just died fails with
     // EPIPE instead of killing this process with SIGPIPE.
     int ends[2];
@@ -148,8 +147,7 @@ class Worker {
   }
 
  private:
-  [[noreturn]] static void serve(const std::function<std::string(size_t)>& task, bool backtraces,
-                                 int channel) {
+  [[noreturn]] static void serve(const std::function<std::string(size_t)>& task, bool backtraces, int channel) {
     at::set_num_threads(1);  // the parent's OpenMP pool does not survive fork
     set_backtraces(backtraces);
     set_kernel_warnings(false);
@@ -161,9 +159,7 @@ class Worker {
       } else {
         try {
           r.bytes = task(i);
-        } catch (const std::exception& e) {
-          r = {TaskResult::Threw, e.what()};
-        } catch (...) {
+        } catch (const std::exception& e) { r = {TaskResult::Threw, e.what()}; } catch (...) {
           r = {TaskResult::Threw, "a non-standard exception"};
         }
       }
@@ -182,8 +178,7 @@ class Worker {
     release(channel_);
     if (kill) ::kill(pid_, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
     pid_ = -1;
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     std::string last_words = clean ? "" : last_line(stderr_);
@@ -227,7 +222,7 @@ class Tasks {
       for (; next < n_; ++next) {
         if (!worker.send(next)) {
           ending = worker.receive();  // the end of a dead worker: how it ended
-          during = next == first;  // a worker that never ran a task is blamed on its first
+          during = next == first;     // a worker that never ran a task is blamed on its first
           break;
         }
         TaskResult r = worker.receive();
@@ -284,20 +279,18 @@ class Tasks {
     if (during) {
       Worker worker = spawn();
       TaskResult alone = worker.run(k);
-      if (alone.kind == TaskResult::Crashed || alone.kind == TaskResult::TimedOut)
-        return settle(k, std::move(alone));
+      if (alone.kind == TaskResult::Crashed || alone.kind == TaskResult::TimedOut) return settle(k, std::move(alone));
       results_[k] = std::move(alone);  // it survives alone: the damage came from before it
     }
-    const std::string where = during  ? "during the later task #" + std::to_string(k)
+    const std::string where = during   ? "during the later task #" + std::to_string(k)
                               : k < n_ ? "before the later task #" + std::to_string(k)
                                        : "when its worker exited";
     size_t good = std::max(first, final_);  // a crashing suffix starts here, or none does
     size_t last = during ? k : k - 1;       // the suffix ends with this task and a heap check
     if (good >= k || !reproduces(good, last)) {
       if (!during) return k;  // damage that does not show again: nothing to blame it on
-      return settle(k, {TaskResult::Crashed,
-                        ending.bytes + " (the worker died during this task, which runs alone "
-                                       "without crashing; no earlier task reproduces it)"});
+      return settle(k, {TaskResult::Crashed, ending.bytes + " (the worker died during this task, which runs alone "
+                                                            "without crashing; no earlier task reproduces it)"});
     }
     // The latest crashing suffix start lies in [good, bad). Task k itself is a candidate: its run
     // alone had no heap check, and its damage may not kill at once.
@@ -308,9 +301,9 @@ class Tasks {
     }
     if (good == k)
       return settle(k, {TaskResult::Crashed, ending.bytes + " (run again alone, this task kills its worker again)"});
-    return settle(good, {TaskResult::Crashed,
-                         ending.bytes + " (found " + where + "; run again from this task the "
-                                        "tasks crash again, from the next one they do not)"});
+    return settle(good, {TaskResult::Crashed, ending.bytes + " (found " + where +
+                                                  "; run again from this task the "
+                                                  "tasks crash again, from the next one they do not)"});
   }
 
   size_t n_;
@@ -326,14 +319,10 @@ class Tasks {
 std::string encode(const CallOutcome& o) { return static_cast<char>(o.kind) + o.message; }
 CallOutcome decode(const TaskResult& r) {
   switch (r.kind) {
-    case TaskResult::Done:
-      return {static_cast<CallOutcome::Kind>(r.bytes.at(0)), r.bytes.substr(1)};
-    case TaskResult::Threw:
-      return {CallOutcome::Crashed, "the item threw: " + r.bytes};
-    case TaskResult::Crashed:
-      return {CallOutcome::Crashed, r.bytes};
-    case TaskResult::TimedOut:
-      break;
+    case TaskResult::Done: return {static_cast<CallOutcome::Kind>(r.bytes.at(0)), r.bytes.substr(1)};
+    case TaskResult::Threw: return {CallOutcome::Crashed, "the item threw: " + r.bytes};
+    case TaskResult::Crashed: return {CallOutcome::Crashed, r.bytes};
+    case TaskResult::TimedOut: break;
   }
   return {CallOutcome::TimedOut, r.bytes};
 }
@@ -388,18 +377,17 @@ void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>&
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
                                       const IsolationOptions& options) {
   std::function<void(size_t, const TaskResult&)> report;
-  if (options.on_result)
-    report = [&](size_t i, const TaskResult& r) { options.on_result(i, decode(r)); };
-  std::vector<TaskResult> results =
-      run_tasks(n, [&](size_t i) { return encode(item(i)); }, options, report);
+  if (options.on_result) report = [&](size_t i, const TaskResult& r) { options.on_result(i, decode(r)); };
+  std::vector<TaskResult> results = run_tasks(
+      n, [&](size_t i) { return encode(item(i)); }, options, report);
   std::vector<CallOutcome> out;
   out.reserve(n);
   for (const TaskResult& r : results) out.push_back(decode(r));
   return out;
 }
 
-std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
-                                      double timeout_s, bool backtraces) {
+std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item, double timeout_s,
+                                      bool backtraces) {
   IsolationOptions options;
   options.timeout_s = timeout_s;
   options.backtraces = backtraces;

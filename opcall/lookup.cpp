@@ -13,9 +13,7 @@ namespace opsfuzz::opcall {
 
 std::string OpName::qualified() const { return ns + "::" + name; }
 
-std::string OpName::str() const {
-  return qualified() + (overload && !overload->empty() ? "." + *overload : "");
-}
+std::string OpName::str() const { return qualified() + (overload && !overload->empty() ? "." + *overload : ""); }
 
 OpName parse_name(std::string_view text) {
   auto malformed = [&](const char* why) {
@@ -45,9 +43,7 @@ OpName parse_name(std::string_view text) {
 
 namespace {
 
-std::string overload_text(const std::string& overload) {
-  return overload.empty() ? "default" : overload;
-}
+std::string overload_text(const std::string& overload) { return overload.empty() ? "default" : overload; }
 
 struct Cache {
   std::mutex mutex;
@@ -72,13 +68,9 @@ std::vector<Op> collect(const std::string& qualified) {
   std::vector<Op> out;
   for (auto& op : ops) {
     const auto& s = op->schema();
-    auto handle = op->isC10Op() ? c10::Dispatcher::singleton().findSchema(
-                                      {s.name(), s.overload_name()})
-                                : c10::nullopt;
-    if (handle)
-      out.emplace_back(std::make_shared<const Op::Impl>(*handle));
-    else
-      out.emplace_back(std::make_shared<const Op::Impl>(std::move(op)));
+    auto handle = op->isC10Op() ? c10::Dispatcher::singleton().findSchema({s.name(), s.overload_name()}) : c10::nullopt;
+    if (handle) out.emplace_back(std::make_shared<const Op::Impl>(*handle));
+    else out.emplace_back(std::make_shared<const Op::Impl>(std::move(op)));
   }
   return out;
 }
@@ -146,8 +138,8 @@ const std::vector<Op>& overloads_of(const OpName& n) {
   std::string list;
   for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
   const std::string wanted = overload_text(*n.overload);
-  throw LookupError("operator '" + n.qualified() + "' has no overload '" + wanted + "'" +
-                    did_you_mean(wanted, names) + "; its overloads: " + list);
+  throw LookupError("operator '" + n.qualified() + "' has no overload '" + wanted + "'" + did_you_mean(wanted, names) +
+                    "; its overloads: " + list);
 }
 
 }  // namespace
@@ -192,9 +184,7 @@ bool has_op(std::string_view name) {
   OpName n;
   try {
     n = parse_name(name);
-  } catch (const LookupError&) {
-    return false;
-  }
+  } catch (const LookupError&) { return false; }
   if (n.overload) return find_exact(n) != nullptr;
   return find_overloads(n.qualified()) != nullptr;
 }
@@ -202,9 +192,7 @@ bool has_op(std::string_view name) {
 std::string suggest_op(std::string_view name) {
   try {
     return suggest(parse_name(name));
-  } catch (const LookupError&) {
-    return "";
-  }
+  } catch (const LookupError&) { return ""; }
 }
 
 Resolved resolve(std::string_view name, const Stack& args, const Kwargs& kwargs) {

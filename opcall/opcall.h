@@ -82,8 +82,8 @@ struct Parameter {
 // Throws BindError ("<what> got an unexpected keyword argument 'x' (did you mean 'y'?)", "got
 // multiple values for argument", "missing required argument", "takes 2 positional arguments but
 // 3 were given"). Values are not type-checked here.
-Stack bind_arguments(std::string_view what, std::span<const Parameter> params, const Stack& args,
-                     const Kwargs& kwargs, Stack* rest = nullptr);
+Stack bind_arguments(std::string_view what, std::span<const Parameter> params, const Stack& args, const Kwargs& kwargs,
+                     Stack* rest = nullptr);
 
 // Converts v to a schema type as Python's binding would, or nullopt when it does not fit: an int
 // for a float; dtype, memory-format, layout and device names ("float64", "torch.channels_last",
@@ -113,9 +113,7 @@ class Op {
   std::optional<std::string> try_bind(const Stack& args, const Kwargs& kwargs, Stack& out) const;
   // Runs a complete stack and returns the outputs. The kernel's errors propagate (c10::Error).
   Stack call(Stack stack) const;
-  Stack operator()(const Stack& args, const Kwargs& kwargs = {}) const {
-    return call(bind(args, kwargs));
-  }
+  Stack operator()(const Stack& args, const Kwargs& kwargs = {}) const { return call(bind(args, kwargs)); }
 
   struct Impl;
   explicit Op(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
@@ -165,10 +163,8 @@ std::string_view name(CallOutcome::Kind k);
 // Looks up, binds and calls without throwing for problems of the call: a lookup or binding
 // failure is a BindError (never a Rejected), an exception from the kernel is Rejected. The
 // outputs go to *outputs when given.
-CallOutcome try_call(std::string_view name, const Stack& args, const Kwargs& kwargs = {},
-                     Stack* outputs = nullptr);
-CallOutcome try_call(const Op& op, const Stack& args, const Kwargs& kwargs = {},
-                     Stack* outputs = nullptr);
+CallOutcome try_call(std::string_view name, const Stack& args, const Kwargs& kwargs = {}, Stack* outputs = nullptr);
+CallOutcome try_call(const Op& op, const Stack& args, const Kwargs& kwargs = {}, Stack* outputs = nullptr);
 
 // c10 errors capture a symbolized backtrace when built, ~6 ms each: turning that off makes
 // rejected calls ~200x cheaper. Process-wide; do not switch while other threads may throw.
@@ -221,7 +217,7 @@ void run_jobs(size_t n, unsigned jobs, const std::function<std::string(size_t)>&
 // that item's Crashed or TimedOut; an exception escaping `item` is Crashed ("the item threw").
 std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
                                       const IsolationOptions& options);
-std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item,
-                                      double timeout_s = 10, bool backtraces = false);
+std::vector<CallOutcome> run_isolated(size_t n, const std::function<CallOutcome(size_t)>& item, double timeout_s = 10,
+                                      bool backtraces = false);
 
 }  // namespace opsfuzz::opcall

@@ -24,12 +24,12 @@ namespace opsfuzz::runner {
 // One call: an operator overload with its complete bound stack (every schema argument, defaults
 // filled), or a module with its forward arguments. Each backend gets its own deep copy.
 struct Call {
-  const opcall::Op* op = nullptr;          // set for an operator
-  std::shared_ptr<suite::Module> module;   // set for a module
-  std::string module_path;                 // "torch.nn.Linear", for messages
-  opcall::Stack args;                      // op: the bound stack; module: positionals
-  opcall::Kwargs kwargs;                   // module only
-  uint64_t seed = 0;                       // for backends that choose (the non-contiguous layout)
+  const opcall::Op* op = nullptr;         // set for an operator
+  std::shared_ptr<suite::Module> module;  // set for a module
+  std::string module_path;                // "torch.nn.Linear", for messages
+  opcall::Stack args;                     // op: the bound stack; module: positionals
+  opcall::Kwargs kwargs;                  // module only
+  uint64_t seed = 0;                      // for backends that choose (the non-contiguous layout)
 
   std::string what() const;  // "aten::add.Tensor" or "torch.nn.Linear"
 };

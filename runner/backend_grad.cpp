@@ -35,9 +35,7 @@ bool is_floating(const at::Tensor& t) {
 }
 
 // A complex tensor as its (re, im) pairs: perturbing and comparing then works on doubles alone.
-at::Tensor real_view(const at::Tensor& t) {
-  return t.is_complex() ? at::view_as_real(t.resolve_conj()) : t;
-}
+at::Tensor real_view(const at::Tensor& t) { return t.is_complex() ? at::view_as_real(t.resolve_conj()) : t; }
 
 at::Tensor to_float64(const at::Tensor& t) {
   return t.detach().to(t.is_complex() ? at::kComplexDouble : at::kDouble, /*non_blocking=*/false,
@@ -82,9 +80,7 @@ bool succeeds(const std::function<void()>& fn) {
   try {
     fn();
     return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  } catch (const std::exception&) { return false; }
 }
 
 // What is called: the op's bound stack, or a module's forward arguments.
@@ -95,8 +91,7 @@ struct Invocation {
 
 // `inv` with each floating tensor replaced by fn(argument index, tensor); keyword arguments are
 // indexed after the positionals.
-Invocation map_floating(const Invocation& inv,
-                        const std::function<at::Tensor(size_t, const at::Tensor&)>& fn) {
+Invocation map_floating(const Invocation& inv, const std::function<at::Tensor(size_t, const at::Tensor&)>& fn) {
   Invocation out;
   size_t index = 0;
   auto map = [&](const c10::IValue& v) {
@@ -139,7 +134,8 @@ class RandomReplay {
 // gradient is not the derivative by design.
 std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stack& args) {
   if (op.schema().is_mutable())
-    return op.name() + " writes to its arguments (an in-place or out= overload): autograd refuses "
+    return op.name() +
+           " writes to its arguments (an in-place or out= overload): autograd refuses "
            "in-place writes to the leaves it differentiates";
   auto argument = [&](const char* name) {
     auto index = op.schema().argumentIndexWithName(name);
@@ -157,19 +153,22 @@ std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stac
 
 // Throws Skip for calls this backend does not check, whatever their values.
 void check_applies(const Call& call) {
-  if (!call.op && !call.module)
-    throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
+  if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
   if (call.op)
     if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
   bool floating = false, generator = false;
   auto inspect = [&](const c10::IValue& v) {
     generator = generator || v.isGenerator();
-    map_tensors(v, [&](const at::Tensor& t) { floating = floating || is_floating(t); return t; });
+    map_tensors(v, [&](const at::Tensor& t) {
+      floating = floating || is_floating(t);
+      return t;
+    });
   };
   for (const auto& v : call.args) inspect(v);
   for (const auto& [name, v] : call.kwargs) inspect(v);
   if (generator)
-    throw Skip(call.what() + " is given an explicit generator: its draws cannot be replayed for "
+    throw Skip(call.what() +
+               " is given an explicit generator: its draws cannot be replayed for "
                "finite differences");
   if (!floating) throw Skip("no floating inputs");
 }
@@ -179,9 +178,8 @@ void check_applies(const Call& call) {
 class Evaluator {
  public:
   explicit Evaluator(const Call& call)
-      : call_(call), base_(map_floating({call.args, call.kwargs}, [](size_t, const at::Tensor& t) {
-          return to_float64(t);
-        })),
+      : call_(call),
+        base_(map_floating({call.args, call.kwargs}, [](size_t, const at::Tensor& t) { return to_float64(t); })),
         excluded_(call.args.size() + call.kwargs.size(), false),
         replay_(call.seed) {
     if (!call.module) return;
@@ -206,9 +204,8 @@ class Evaluator {
   // arguments are copied per call: kernels like batch norm update their running statistics.
   c10::IValue operator()(const std::vector<at::Tensor>& inputs) {
     size_t next = 0;
-    Invocation inv = map_floating(base_, [&](size_t arg, const at::Tensor& t) {
-      return excluded_[arg] ? t.clone() : inputs.at(next++);
-    });
+    Invocation inv = map_floating(
+        base_, [&](size_t arg, const at::Tensor& t) { return excluded_[arg] ? t.clone() : inputs.at(next++); });
     replay_.rewind();
     if (module_) return module_->forward(inv.args, inv.kwargs);
     return opcall::to_python(call_.op->call(std::move(inv.args)));
@@ -264,8 +261,7 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
   for (;;) {
     leaves.clear();
     for (const auto& t : eval.inputs()) leaves.push_back(t.detach().requires_grad_(true));
-    if (leaves.empty())
-      throw Skip("no differentiable inputs: autograd refuses " + join(eval.excluded(), ","));
+    if (leaves.empty()) throw Skip("no differentiable inputs: autograd refuses " + join(eval.excluded(), ","));
     if (int64_t n = real_elements(leaves); n > kMaxInputElements)
       throw Skip(std::to_string(n) + " differentiable input elements exceed the cap of " +
                  std::to_string(kMaxInputElements) + " (finite differences cost two calls each)");
@@ -274,8 +270,7 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
     } catch (const std::exception& e) {
       std::string message = message_of(e);
       if (auto argument = refused_argument(message); argument && eval.exclude(*argument)) continue;
-      if (is_missing_derivative(message))
-        throw Skip(eval.what() + " has no derivative here: " + message);
+      if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative here: " + message);
       if (eval.runs_without_grad())
         throw std::runtime_error("the forward of " + eval.what() +
                                  " fails only when its inputs require grad: " + message);
@@ -287,8 +282,7 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
 
 // The output leaves that enter L: floating tensors that require grad. Throws Skip when there are
 // none, or when one is not float64 (a dtype argument: finite differences would lose precision).
-std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::string& what,
-                                           Notes& notes) {
+std::vector<size_t> differentiable_outputs(const c10::IValue& out, const std::string& what, Notes& notes) {
   std::vector<Leaf> leaves = flatten(out);
   std::vector<size_t> selected;
   size_t floating = 0;
@@ -347,14 +341,13 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
   }
   for (size_t k = 0; k < leaves.size(); ++k) {
     at::Tensor& g = pass.gradients[k];
-    if (!g.defined()) g = at::zeros_like(leaves[k]);  // an unused input
+    if (!g.defined()) g = at::zeros_like(leaves[k]);   // an unused input
     if (g.layout() != at::kStrided) g = g.to_dense();  // sparse_grad=True
     g = g.detach();
     pass.inputs.push_back(leaves[k].detach());
   }
   pass.flat_output = y.detach();
-  if (!eval.excluded().empty())
-    pass.notes.emplace_back("not_differentiable_args", join(eval.excluded(), ","));
+  if (!eval.excluded().empty()) pass.notes.emplace_back("not_differentiable_args", join(eval.excluded(), ","));
   return pass;
 }
 
@@ -427,8 +420,7 @@ class Differencer {
     try {
       y = flat_outputs(eval_(inputs_), pass_.outputs);
       if (y->numel() != pass_.flat_output.numel() || !at::isfinite(*y).all().item<bool>()) y.reset();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     x = x0;
     return y;
   }
@@ -495,9 +487,7 @@ class GradBackend : public Backend {
     try {
       Evaluator eval(call);
       autograd_pass(eval, call.seed);
-    } catch (const Skip&) {
-      throw;
-    } catch (const std::exception&) {
+    } catch (const Skip&) { throw; } catch (const std::exception&) {
     }
     return std::make_unique<GradModel>();
   }

@@ -26,8 +26,7 @@ struct Target {
 };
 
 Target target_of(const Call& call) {
-  if (!call.op && !call.module)
-    throw std::invalid_argument("a call needs an operator or a module (got neither)");
+  if (!call.op && !call.module) throw std::invalid_argument("a call needs an operator or a module (got neither)");
   return {call.op, call.module};
 }
 
@@ -54,14 +53,10 @@ class FnBackend : public Backend {
  public:
   using Prepare = std::function<Run(const Call&)>;
   FnBackend(std::string name, std::string description, Prepare prepare)
-      : name_(std::move(name)),
-        description_(std::move(description)),
-        prepare_(std::move(prepare)) {}
+      : name_(std::move(name)), description_(std::move(description)), prepare_(std::move(prepare)) {}
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
-  std::unique_ptr<Model> prepare(const Call& call) override {
-    return std::make_unique<FnModel>(prepare_(call));
-  }
+  std::unique_ptr<Model> prepare(const Call& call) override { return std::make_unique<FnModel>(prepare_(call)); }
 
  private:
   std::string name_, description_;
@@ -71,8 +66,7 @@ class FnBackend : public Backend {
 // How notes name an input: the schema argument for an operator ("self"), the position or keyword
 // for a module ("input 0", "hx"); the k-th tensor inside a list gets "[k]".
 std::string argument_label(const Call& call, size_t i) {
-  if (call.op && i < call.op->schema().arguments().size())
-    return call.op->schema().arguments()[i].name();
+  if (call.op && i < call.op->schema().arguments().size()) return call.op->schema().arguments()[i].name();
   return "input " + std::to_string(i);
 }
 
@@ -83,9 +77,8 @@ void map_inputs(Call& call, const InputFn& fn) {
   auto map_one = [&](c10::IValue& v, const std::string& name) {
     bool single = v.isTensor();
     size_t k = 0;
-    v = map_tensors(v, [&](const at::Tensor& t) {
-      return fn(t, single ? name : name + "[" + std::to_string(k++) + "]");
-    });
+    v = map_tensors(v,
+                    [&](const at::Tensor& t) { return fn(t, single ? name : name + "[" + std::to_string(k++) + "]"); });
   };
   for (size_t i = 0; i < call.args.size(); ++i) map_one(call.args[i], argument_label(call, i));
   for (auto& [name, v] : call.kwargs) map_one(v, name);
@@ -111,9 +104,7 @@ struct Precision {
   // The dtype an input of dtype `from` runs in, or nullopt when it stays. Only another width
   // converts: float16 goes up to float64, but a BFloat16 input stays in the Half run.
   std::optional<at::ScalarType> run_dtype(at::ScalarType from) const {
-    auto other_width = [&](at::ScalarType to) {
-      return c10::elementSize(from) != c10::elementSize(to);
-    };
+    auto other_width = [&](at::ScalarType to) { return c10::elementSize(from) != c10::elementSize(to); };
     if (at::isFloatingType(from) && other_width(real)) return real;
     if (complex && at::isComplexType(from) && other_width(*complex)) return *complex;
     return std::nullopt;
@@ -124,8 +115,7 @@ struct Precision {
 // The dtype of each output tensor of the original call: from running the operator on meta
 // tensors of the inputs' dtypes and shapes (no data, no arithmetic), or where it has no meta
 // kernel, on a copy of the inputs themselves; nullopt when neither runs.
-std::optional<std::vector<at::ScalarType>> original_output_dtypes(const opcall::Op& op,
-                                                                  const opcall::Stack& args) {
+std::optional<std::vector<at::ScalarType>> original_output_dtypes(const opcall::Op& op, const opcall::Stack& args) {
   auto to_meta = [](const at::Tensor& t) {
     return at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));
   };
@@ -136,8 +126,7 @@ std::optional<std::vector<at::ScalarType>> original_output_dtypes(const opcall::
       opcall::Stack inputs = args;
       for (auto& v : inputs) v = map_tensors(v, convert);
       return tensor_dtypes(opcall::to_python(op.call(std::move(inputs))));
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   return std::nullopt;
 }
@@ -165,12 +154,11 @@ std::vector<at::ScalarType> requested_dtypes(const Call& call) {
 // meta kernel, else on a copy of the inputs). Otherwise (the original call fails, a module): an
 // output in a run dtype came from our cast unless a dtype argument asked for it, and goes back to
 // the promoted dtype of the inputs we converted (with no floating input converted, torch's default
-// dtype, which module parameters are made in). That rule misses ops whose output dtype is not the promoted one (index_put into a Half self from
-// float32 values): those surface as dtype mismatches.
+// dtype, which module parameters are made in). That rule misses ops whose output dtype is not the promoted one
+// (index_put into a Half self from float32 values): those surface as dtype mismatches.
 class CastBack {
  public:
-  CastBack(const Call& call, const Precision& p)
-      : precision_(p), requested_(requested_dtypes(call)) {
+  CastBack(const Call& call, const Precision& p) : precision_(p), requested_(requested_dtypes(call)) {
     std::optional<at::ScalarType> promoted;
     Call probe = call;  // a shallow copy: map_inputs only looks here
     map_inputs(probe, [&](const at::Tensor& t, const std::string&) {
@@ -199,8 +187,7 @@ class CastBack {
     if (!precision_.is_run_dtype(actual)) return actual;
     if (meta) return at::isFloatingType(*meta) || at::isComplexType(*meta) ? *meta : actual;
     if (std::find(requested_.begin(), requested_.end(), actual) != requested_.end()) return actual;
-    return at::isComplexType(actual) ? c10::toComplexType(promoted_)
-                                     : c10::toRealValueType(promoted_);
+    return at::isComplexType(actual) ? c10::toComplexType(promoted_) : c10::toRealValueType(promoted_);
   }
 
   Precision precision_;
@@ -245,9 +232,7 @@ Run prepare_precision(const Call& call, const Precision& p) {
   if (target.module) {
     try {
       target.module = suite::converted_copy(*target.module, p.real);
-    } catch (const suite::UnconvertibleModule& e) {
-      throw Skip(call.what() + ": " + e.what());
-    }
+    } catch (const suite::UnconvertibleModule& e) { throw Skip(call.what() + ": " + e.what()); }
   }
   auto back = std::make_shared<const CastBack>(call, p);
   return [target, back, p](const Call& in) {
@@ -299,8 +284,8 @@ at::Tensor channels_last_copy(const at::Tensor& t) {
 // ("unchanged") when no layout can (rank 0, at most one element). Returns the layout's name.
 std::pair<at::Tensor, std::string> non_contiguous(const at::Tensor& t, Layout wanted) {
   if (t.layout() != at::kStrided || t.numel() == 0) return {t, "unchanged"};
-  static const std::function<at::Tensor(const at::Tensor&)> makers[] = {
-      strided_copy, transposed_copy, channels_last_copy};
+  static const std::function<at::Tensor(const at::Tensor&)> makers[] = {strided_copy, transposed_copy,
+                                                                        channels_last_copy};
   for (Layout layout : {wanted, strided}) {
     at::Tensor copy = makers[layout](t);
     if (copy.defined() && !copy.is_contiguous()) return {copy, layout_names[layout]};
@@ -340,24 +325,23 @@ std::shared_ptr<Backend> precision_backend(std::string name, std::string descrip
 }  // namespace
 
 std::shared_ptr<Backend> make_eager_cpu() {
-  return std::make_shared<FnBackend>(
-      "eager_cpu", "the operator through the c10 dispatcher on CPU, or the module's forward",
-      [](const Call& call) -> Run {
-        Target target = target_of(call);
-        return [target](const Call& in) {
-          Output out;
-          out.value = invoke(target, in);
-          return out;
-        };
-      });
+  return std::make_shared<FnBackend>("eager_cpu",
+                                     "the operator through the c10 dispatcher on CPU, or the module's forward",
+                                     [](const Call& call) -> Run {
+                                       Target target = target_of(call);
+                                       return [target](const Call& in) {
+                                         Output out;
+                                         out.value = invoke(target, in);
+                                         return out;
+                                       };
+                                     });
 }
 
 std::shared_ptr<Backend> make_eager_cpu_fp64() {
-  return precision_backend(
-      "eager_cpu_fp64",
-      "eager with floating inputs and module parameters in float64 (complex in complex128), "
-      "results cast back: the accuracy reference",
-      {at::kDouble, at::kComplexDouble, false});
+  return precision_backend("eager_cpu_fp64",
+                           "eager with floating inputs and module parameters in float64 (complex in complex128), "
+                           "results cast back: the accuracy reference",
+                           {at::kDouble, at::kComplexDouble, false});
 }
 
 std::shared_ptr<Backend> make_eager_cpu_fp16() {

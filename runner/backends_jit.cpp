@@ -45,8 +45,7 @@ bool feeds_graph_input(const c10::IValue& v) {
 
 // The graph value for argument `index` of the call: an input, a constant, or None for an
 // undefined optional tensor. Values a graph cannot hold as constants (a Generator) are inputs.
-jit::Value* argument_value(SingleOpGraph& g, const c10::Argument& arg, const c10::IValue& v,
-                           size_t index) {
+jit::Value* argument_value(SingleOpGraph& g, const c10::Argument& arg, const c10::IValue& v, size_t index) {
   if (!feeds_graph_input(v)) {
     c10::IValue constant = v.isTensor() ? c10::IValue() : v;  // an undefined tensor is None
     if (auto value = jit::tryInsertConstant(*g.graph, constant)) return *value;
@@ -65,51 +64,42 @@ std::string matching_error(const std::string& text) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
-jit::Node* insert_op_node(jit::Graph& graph, const c10::FunctionSchema& schema,
-                          std::vector<jit::NamedValue> args, std::vector<jit::NamedValue> kwargs,
-                          const std::string& what) {
+jit::Node* insert_op_node(jit::Graph& graph, const c10::FunctionSchema& schema, std::vector<jit::NamedValue> args,
+                          std::vector<jit::NamedValue> kwargs, const std::string& what) {
   jit::MatchedSchema matched;
   try {
     matched = jit::matchSchema(schema, jit::SourceRange(), graph, args, kwargs);
   } catch (const std::exception& e) {
-    throw std::runtime_error(
-        what + ": TorchScript does not accept the bound arguments: " + matching_error(e.what()));
+    throw std::runtime_error(what + ": TorchScript does not accept the bound arguments: " + matching_error(e.what()));
   }
-  jit::Node* node =
-      graph.insertNode(graph.create(c10::Symbol::fromQualString(schema.name()), matched.inputs, 0));
+  jit::Node* node = graph.insertNode(graph.create(c10::Symbol::fromQualString(schema.name()), matched.inputs, 0));
   for (const c10::TypePtr& type : matched.return_types) node->addOutput()->setType(type);
   return node;
 }
 
 // The interpreter resolves a node's operator from its input types; skip when that is not the
 // overload asked for (TorchScript would call another kernel).
-void check_resolved_overload(const jit::Node* node, const c10::FunctionSchema& schema,
-                             const std::string& what) {
+void check_resolved_overload(const jit::Node* node, const c10::FunctionSchema& schema, const std::string& what) {
   const c10::FunctionSchema* resolved = node->maybeSchema();
   if (!resolved) throw Skip(what + ": TorchScript finds no operator for the graph node");
   if (resolved->operator_name() != schema.operator_name())
-    throw Skip(what + ": TorchScript resolves the node to " +
-               c10::toString(resolved->operator_name()));
+    throw Skip(what + ": TorchScript resolves the node to " + c10::toString(resolved->operator_name()));
 }
 
 SingleOpGraph build_graph(const Call& call) {
   const c10::FunctionSchema& schema = call.op->schema();
   const std::string what = call.what();
-  if (schema.is_vararg() || schema.is_varret())
-    throw Skip(what + ": a variadic schema has no fixed graph node");
+  if (schema.is_vararg() || schema.is_varret()) throw Skip(what + ": a variadic schema has no fixed graph node");
   if (call.args.size() != schema.arguments().size())
-    throw std::invalid_argument(what + ": the bound stack has " + std::to_string(call.args.size()) +
-                                " values for " + std::to_string(schema.arguments().size()) +
-                                " schema arguments");
+    throw std::invalid_argument(what + ": the bound stack has " + std::to_string(call.args.size()) + " values for " +
+                                std::to_string(schema.arguments().size()) + " schema arguments");
   SingleOpGraph g{std::make_shared<jit::Graph>(), {}};
   std::vector<jit::NamedValue> args, kwargs;
   for (size_t i = 0; i < call.args.size(); ++i) {
     const c10::Argument& arg = schema.arguments()[i];
     jit::Value* value = argument_value(g, arg, call.args[i], i);
-    if (arg.kwarg_only())
-      kwargs.emplace_back(arg.name(), value);
-    else
-      args.emplace_back(value);
+    if (arg.kwarg_only()) kwargs.emplace_back(arg.name(), value);
+    else args.emplace_back(value);
   }
   jit::Node* node = insert_op_node(*g.graph, schema, std::move(args), std::move(kwargs), what);
   check_resolved_overload(node, schema, what);
@@ -139,8 +129,8 @@ class CpuFuserSwitch {
   CpuFuserSwitch& operator=(const CpuFuserSwitch&) = delete;
 
  private:
-  static void apply(bool can_fuse_on_cpu, bool fuser_enabled, bool must_use_llvm,
-                    bool group_inlining, bool reductions) {
+  static void apply(bool can_fuse_on_cpu, bool fuser_enabled, bool must_use_llvm, bool group_inlining,
+                    bool reductions) {
     jit::overrideCanFuseOnCPU(can_fuse_on_cpu);
     jit::setTensorExprFuserEnabled(fuser_enabled);
     jit::tensorexpr::getTEMustUseLLVMOnCPU() = must_use_llvm;
@@ -167,9 +157,7 @@ int64_t input_elements(const Call& call) {
 
 bool has_fusion_group(const jit::Block* block) {
   for (const jit::Node* node : block->nodes()) {
-    if (node->kind() == c10::prim::TensorExprGroup ||
-        node->kind() == c10::prim::TensorExprDynamicGroup)
-      return true;
+    if (node->kind() == c10::prim::TensorExprGroup || node->kind() == c10::prim::TensorExprDynamicGroup) return true;
     for (const jit::Block* inner : node->blocks())
       if (has_fusion_group(inner)) return true;
   }
@@ -179,15 +167,12 @@ bool has_fusion_group(const jit::Block* block) {
 // The kernel's own message from an interpreter error: its header, traceback and Python
 // exception name dropped, so that the message reads as eager's.
 std::string kernel_message(const std::string& text) {
-  static const std::string header =
-      "The following operation failed in the TorchScript interpreter.\n";
+  static const std::string header = "The following operation failed in the TorchScript interpreter.\n";
   if (!text.starts_with(header)) return text;
-  std::string message =
-      text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
+  std::string message = text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
   auto letter = [](unsigned char c) { return std::isalpha(c) != 0; };
   if (size_t name_end = message.find("Error: ");
-      name_end != std::string::npos && name_end > 0 &&
-      std::all_of(message.begin(), message.begin() + name_end, letter))
+      name_end != std::string::npos && name_end > 0 && std::all_of(message.begin(), message.begin() + name_end, letter))
     message = message.substr(name_end + 7);
   while (!message.empty() && message.back() == '\n') message.pop_back();
   return message;
@@ -212,9 +197,7 @@ class SingleOpModel : public Model {
       jit::Stack stack = graph_inputs(deep_copy(call));  // an in-place op must see fresh inputs
       try {
         executor_.run(stack);
-      } catch (const std::exception& e) {
-        throw std::runtime_error(kernel_message(e.what()));
-      }
+      } catch (const std::exception& e) { throw std::runtime_error(kernel_message(e.what())); }
       if (executor_.isOptimized()) return output(std::move(stack));
     }
     throw std::runtime_error(what_ + ": the profiling executor did not optimize the graph in " +
@@ -268,8 +251,7 @@ class FrozenModuleModel : public Model {
 
 class TorchScriptBackend : public Backend {
  public:
-  TorchScriptBackend(std::string name, std::string description,
-                     std::optional<jit::FusionStrategy> fusion)
+  TorchScriptBackend(std::string name, std::string description, std::optional<jit::FusionStrategy> fusion)
       : name_(std::move(name)), description_(std::move(description)), fusion_(std::move(fusion)) {}
 
   std::string name() const override { return name_; }
@@ -292,8 +274,8 @@ class TorchScriptBackend : public Backend {
   static void check_size(const Call& call) {
     int64_t elements = input_elements(call);
     if (elements > kFusedMaxElements)
-      throw Skip(call.what() + ": the inputs have " + std::to_string(elements) +
-                 " elements, over the " + std::to_string(kFusedMaxElements) +
+      throw Skip(call.what() + ": the inputs have " + std::to_string(elements) + " elements, over the " +
+                 std::to_string(kFusedMaxElements) +
                  " this backend allows (without LLVM the TensorExpr IR evaluator is slow)");
   }
 
@@ -302,33 +284,28 @@ class TorchScriptBackend : public Backend {
 };
 
 std::string fused_description(const char* shapes) {
-  return std::string("the one-node graph through the TensorExpr fuser on CPU, ") + shapes +
-         " shapes (inputs up to " + std::to_string(kFusedMaxElements) + " elements)";
+  return std::string("the one-node graph through the TensorExpr fuser on CPU, ") + shapes + " shapes (inputs up to " +
+         std::to_string(kFusedMaxElements) + " elements)";
 }
 
 }  // namespace
 
 // The graph torchscript_cpu runs for an operator call (not in a header: for the tests).
-std::shared_ptr<torch::jit::Graph> single_op_graph(const Call& call) {
-  return build_graph(call).graph;
-}
+std::shared_ptr<torch::jit::Graph> single_op_graph(const Call& call) { return build_graph(call).graph; }
 
 std::shared_ptr<Backend> make_torchscript_cpu() {
   return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu",
-      "the op as a one-node TorchScript graph, optimized by the profiling executor", std::nullopt);
+      "torchscript_cpu", "the op as a one-node TorchScript graph, optimized by the profiling executor", std::nullopt);
 }
 
 std::shared_ptr<Backend> make_torchscript_cpu_fused() {
-  return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu_fused", fused_description("static"),
-      jit::FusionStrategy{{jit::FusionBehavior::STATIC, 2}});
+  return std::make_shared<TorchScriptBackend>("torchscript_cpu_fused", fused_description("static"),
+                                              jit::FusionStrategy{{jit::FusionBehavior::STATIC, 2}});
 }
 
 std::shared_ptr<Backend> make_torchscript_cpu_fused_dynamic() {
-  return std::make_shared<TorchScriptBackend>(
-      "torchscript_cpu_fused_dynamic", fused_description("dynamic"),
-      jit::FusionStrategy{{jit::FusionBehavior::DYNAMIC, 10}});
+  return std::make_shared<TorchScriptBackend>("torchscript_cpu_fused_dynamic", fused_description("dynamic"),
+                                              jit::FusionStrategy{{jit::FusionBehavior::DYNAMIC, 10}});
 }
 
 }  // namespace opsfuzz::runner

@@ -49,13 +49,32 @@ bool takes_generator(const c10::FunctionSchema& schema) {
 bool flag_on(const c10::IValue* v) { return !v || v->isNone() || (v->isBool() && v->toBool()); }
 
 std::optional<std::string> random_reason(const Call& call, const std::string& base) {
-  static const std::set<std::string, std::less<>> dropouts = {
-      "dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "native_dropout"};
-  static const std::set<std::string, std::less<>> random_ops = {
-      "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
-      "multinomial", "normal", "normal_functional", "uniform", "exponential", "geometric", "cauchy",
-      "log_normal", "random", "poisson", "binomial", "_standard_gamma", "_sample_dirichlet",
-      "_fused_dropout", "_no_grad_normal", "_no_grad_uniform"};
+  static const std::set<std::string, std::less<>> dropouts = {"dropout", "feature_dropout", "alpha_dropout",
+                                                              "feature_alpha_dropout", "native_dropout"};
+  static const std::set<std::string, std::less<>> random_ops = {"rand",
+                                                                "randn",
+                                                                "randint",
+                                                                "randperm",
+                                                                "rand_like",
+                                                                "randn_like",
+                                                                "randint_like",
+                                                                "bernoulli",
+                                                                "multinomial",
+                                                                "normal",
+                                                                "normal_functional",
+                                                                "uniform",
+                                                                "exponential",
+                                                                "geometric",
+                                                                "cauchy",
+                                                                "log_normal",
+                                                                "random",
+                                                                "poisson",
+                                                                "binomial",
+                                                                "_standard_gamma",
+                                                                "_sample_dirichlet",
+                                                                "_fused_dropout",
+                                                                "_no_grad_normal",
+                                                                "_no_grad_uniform"};
   const std::string draws = call.what() + " draws random numbers";
   if (dropouts.contains(base)) {
     const c10::IValue* p = argument(call, "p");
@@ -72,9 +91,14 @@ std::optional<std::string> random_reason(const Call& call, const std::string& ba
 }
 
 std::optional<std::string> uninitialized_reason(const Call& call, const std::string& base) {
-  static const std::set<std::string, std::less<>> empties = {
-      "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_quantized",
-      "_empty_affine_quantized", "_empty_per_channel_affine_quantized"};
+  static const std::set<std::string, std::less<>> empties = {"empty",
+                                                             "empty_like",
+                                                             "empty_strided",
+                                                             "new_empty",
+                                                             "new_empty_strided",
+                                                             "empty_quantized",
+                                                             "_empty_affine_quantized",
+                                                             "_empty_per_channel_affine_quantized"};
   if (empties.contains(base)) return call.what() + " returns uninitialized memory";
   // resize_ past the tensor's elements leaves the new ones uninitialized.
   const c10::IValue *self = argument(call, "self"), *size = argument(call, "size");
@@ -99,8 +123,8 @@ bool has_zero(const c10::IValue& v) {
 // (fused kernels, other devices) may trap or return anything; true division of integers gives
 // inf/nan after promotion, excluded too as G5 asks (no oracle on division by zero).
 std::optional<std::string> division_reason(const Call& call, const std::string& base) {
-  static const std::set<std::string, std::less<>> divisions = {"div", "divide", "true_divide", "floor_divide",
-                                                                "remainder", "fmod"};
+  static const std::set<std::string, std::less<>> divisions = {"div",          "divide",    "true_divide",
+                                                               "floor_divide", "remainder", "fmod"};
   if (!divisions.contains(base)) return std::nullopt;
   const c10::IValue *self = argument(call, "self"), *other = argument(call, "other");
   if (!self || !other || !integral(*self) || !integral(*other) || !has_zero(*other)) return std::nullopt;
@@ -109,9 +133,11 @@ std::optional<std::string> division_reason(const Call& call, const std::string& 
 
 // The integral dtype a conversion op casts its source to, or nullopt.
 std::optional<c10::ScalarType> cast_target(const Call& call, const std::string& base) {
-  static const std::array<std::pair<std::string_view, c10::ScalarType>, 5> casts = {
-      {{"_cast_Byte", at::kByte}, {"_cast_Char", at::kChar}, {"_cast_Short", at::kShort},
-       {"_cast_Int", at::kInt}, {"_cast_Long", at::kLong}}};
+  static const std::array<std::pair<std::string_view, c10::ScalarType>, 5> casts = {{{"_cast_Byte", at::kByte},
+                                                                                     {"_cast_Char", at::kChar},
+                                                                                     {"_cast_Short", at::kShort},
+                                                                                     {"_cast_Int", at::kInt},
+                                                                                     {"_cast_Long", at::kLong}}};
   for (const auto& [name, dtype] : casts)
     if (base == name) return dtype;
   if (base == "copy") {
@@ -151,7 +177,8 @@ std::optional<std::string> cast_reason(const Call& call, const std::string& base
   if (!source || c10::isIntegralType(source->scalar_type(), true) || converts_defined(*source, *target))
     return std::nullopt;
   return call.what() + " casts " + std::string(opsfuzz::name(source->scalar_type())) +
-         " values that are not finite or out of " + std::string(opsfuzz::name(*target)) + "'s range (undefined behaviour)";
+         " values that are not finite or out of " + std::string(opsfuzz::name(*target)) +
+         "'s range (undefined behaviour)";
 }
 
 }  // namespace
@@ -184,9 +211,9 @@ std::optional<std::string> not_value_comparable(const Call& call) {
 
 std::optional<std::string> rules_out_noncontig(const opcall::Op& op) {
   static const std::set<std::string> stride_dependent = {
-      "aten::as_strided",   "aten::as_strided_",   "aten::as_strided_scatter", "aten::as_strided_copy",
-      "aten::view",         "aten::view_as",       "aten::_reshape_alias",     "aten::_unsafe_view",
-      "aten::stride",       "aten::sym_stride",    "aten::sym_storage_offset", "aten::set_",
+      "aten::as_strided", "aten::as_strided_", "aten::as_strided_scatter", "aten::as_strided_copy",
+      "aten::view",       "aten::view_as",     "aten::_reshape_alias",     "aten::_unsafe_view",
+      "aten::stride",     "aten::sym_stride",  "aten::sym_storage_offset", "aten::set_",
       "aten::resize_"};
   static const std::set<std::string> contiguous_only = {"aten::_pdist_forward", "aten::native_group_norm"};
   const std::string& name = op.schema().name();

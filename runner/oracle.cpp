@@ -56,20 +56,17 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <typename T>
-constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> ||
-                               std::is_same_v<T, c10::BFloat16>;
+template <typename T> constexpr bool is_float_like =
+    std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
 
 // Shortest text that reads back as the same value of T (Half and BFloat16 through float).
-template <typename T>
-std::string number_text(T v) {
+template <typename T> std::string number_text(T v) {
   std::array<char, 64> buffer{};
   auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
   return std::string(buffer.data(), ec == std::errc() ? end : buffer.data());
 }
 
-template <typename T>
-std::string value_text(T v) {
+template <typename T> std::string value_text(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v ? "True" : "False";
   } else if constexpr (std::is_integral_v<T>) {
@@ -85,8 +82,7 @@ std::string value_text(T v) {
 }
 
 // The bit pattern of a floating value (Half and BFloat16 keep theirs in x).
-template <typename T>
-uint64_t bits_of(T v) {
+template <typename T> uint64_t bits_of(T v) {
   if constexpr (std::is_same_v<T, float>) return std::bit_cast<uint32_t>(v);
   else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
   else return v.x;
@@ -94,8 +90,7 @@ uint64_t bits_of(T v) {
 
 // How many representable values of T lie between two finite values: sign-magnitude patterns
 // are ordered by value on each side of zero; +0 and -0 count as one value.
-template <typename T>
-double ulp_distance(T a, T b) {
+template <typename T> double ulp_distance(T a, T b) {
   constexpr uint64_t sign = uint64_t{1} << (sizeof(T) * 8 - 1);
   const uint64_t x = bits_of(a), y = bits_of(b);
   const uint64_t mx = x & ~sign, my = y & ~sign;
@@ -112,8 +107,7 @@ struct Judged {
 // NaN equals NaN and an infinity itself; anything else among non-finite values is infinitely far.
 Judged special(bool equal) { return equal ? Judged{} : Judged{false, kInf, kInf}; }
 
-template <typename T>
-Judged judge(T out, T ref, Tolerance tol) {
+template <typename T> Judged judge(T out, T ref, Tolerance tol) {
   if constexpr (c10::is_complex<T>::value) {
     const double xr = static_cast<double>(out.real()), xi = static_cast<double>(out.imag());
     const double yr = static_cast<double>(ref.real()), yi = static_cast<double>(ref.imag());
@@ -140,8 +134,7 @@ Judged judge(T out, T ref, Tolerance tol) {
 }
 
 // opdiff's |a - b| in float64 (the modulus for complex values), non-finite values as IEEE has them.
-template <typename T>
-double float64_gap(T out, T ref) {
+template <typename T> double float64_gap(T out, T ref) {
   if constexpr (c10::is_complex<T>::value) {
     return std::hypot(static_cast<double>(out.real()) - static_cast<double>(ref.real()),
                       static_cast<double>(out.imag()) - static_cast<double>(ref.imag()));
@@ -150,8 +143,7 @@ double float64_gap(T out, T ref) {
   }
 }
 
-template <typename T>
-bool is_nan(T v) {
+template <typename T> bool is_nan(T v) {
   if constexpr (c10::is_complex<T>::value) return is_nan(v.real()) || is_nan(v.imag());
   else if constexpr (is_float_like<T>) return std::isnan(static_cast<double>(v));
   else return false;
@@ -171,8 +163,7 @@ struct LeafScan {
   bool nan_in_output = false, nan_in_reference = false;
 };
 
-template <typename T>
-LeafScan scan_elements(const at::Tensor& out, const at::Tensor& ref, Tolerance tol) {
+template <typename T> LeafScan scan_elements(const at::Tensor& out, const at::Tensor& ref, Tolerance tol) {
   const T* a = static_cast<const T*>(out.data_ptr());
   const T* b = static_cast<const T*>(ref.data_ptr());
   LeafScan s;
@@ -238,8 +229,7 @@ class Comparison {
   Diff run(const std::vector<Leaf>& out, const std::vector<Leaf>& ref) {
     if (out.size() != ref.size()) {
       not_comparable("NOT_COMPARABLE_SHAPE", "len mismatch");
-      mismatch("output: " + std::to_string(out.size()) + " leaves vs reference " +
-               std::to_string(ref.size()));
+      mismatch("output: " + std::to_string(out.size()) + " leaves vs reference " + std::to_string(ref.size()));
     } else {
       for (size_t i = 0; i < out.size(); ++i) leaf(out[i], ref[i]);
     }
@@ -287,8 +277,7 @@ class Comparison {
   }
 
   // Integral and bool leaves compare exactly (nullopt); others within the tolerance.
-  std::optional<Tolerance> tolerance(c10::ScalarType compared, const at::Tensor& a,
-                                     const at::Tensor& b) const {
+  std::optional<Tolerance> tolerance(c10::ScalarType compared, const at::Tensor& a, const at::Tensor& b) const {
     if (c10::isIntegralType(compared, /*includeBool=*/true)) return std::nullopt;
     return tolerance_ ? *tolerance_ : tolerance_for(a.scalar_type(), b.scalar_type(), precision_);
   }
@@ -298,9 +287,9 @@ class Comparison {
     const std::optional<Tolerance> tol = tolerance(compared, a, b);
     const at::Tensor pa = plain(a, compared), pb = plain(b, compared);
     LeafScan s;
-    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(
-        at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, compared, "oracle_compare",
-        [&] { s = scan_elements<scalar_t>(pa, pb, tol.value_or(Tolerance{})); });
+    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4(at::kHalf, at::kBFloat16, at::kBool, at::kComplexHalf, compared,
+                                           "oracle_compare",
+                                           [&] { s = scan_elements<scalar_t>(pa, pb, tol.value_or(Tolerance{})); });
     if (s.nan_in_reference) not_comparable("NAN_IN_BASELINE", "baseline contains NaN");
     if (s.nan_in_output) not_comparable("NAN_IN_OUTPUT", "output contains NaN");
     square_sum_ += s.square_sum;
@@ -310,8 +299,8 @@ class Comparison {
     diff_.ulp = std::max(diff_.ulp, s.ulp);
     diff_.chebyshev = std::max(diff_.chebyshev, s.chebyshev);
     if (s.first_bad >= 0)
-      mismatch(name + index_text(s.first_bad, a.sizes()) + ": " + s.out_text + " vs reference " + s.ref_text +
-               " (" + tolerance_text(tol) + ")");
+      mismatch(name + index_text(s.first_bad, a.sizes()) + ": " + s.out_text + " vs reference " + s.ref_text + " (" +
+               tolerance_text(tol) + ")");
   }
 
   std::optional<c10::ScalarType> precision_;
@@ -327,8 +316,8 @@ class Comparison {
 // and contributes nothing (opdiff fails on it); when no element is compared at all the metrics
 // are 0 (opdiff fails there too); complex differences are moduli (opdiff's float64 cast drops
 // the imaginary part); max_abs is NaN once a difference is (opdiff's Python max ignores it).
-Diff compare(const c10::IValue& output, const c10::IValue& reference,
-             std::optional<c10::ScalarType> precision, std::optional<Tolerance> tolerance) {
+Diff compare(const c10::IValue& output, const c10::IValue& reference, std::optional<c10::ScalarType> precision,
+             std::optional<Tolerance> tolerance) {
   return Comparison(precision, tolerance).run(flatten(output), flatten(reference));
 }
 

@@ -31,9 +31,9 @@ struct Diff {
   bool comparable = true;
   std::string code, msg;
   double mse = 0, max_abs = 0, mean_abs = 0;  // opdiff's float64 metrics over all output leaves
-  double ulp = 0;        // largest distance in units in the last place of the compared dtype
-  double chebyshev = 0;  // largest |a - b| (NaN == NaN and equal infinities 0; inf vs finite inf)
-  bool match = true;     // our verdict under the tolerance
+  double ulp = 0;                             // largest distance in units in the last place of the compared dtype
+  double chebyshev = 0;                       // largest |a - b| (NaN == NaN and equal infinities 0; inf vs finite inf)
+  bool match = true;                          // our verdict under the tolerance
   // For a mismatch, the first difference found, naming the leaf and element:
   // "output 0 at [1, 4]: 1.5 vs reference 1.25 (atol 1e-05, rtol 1.3e-06)".
   std::string why;
@@ -48,6 +48,5 @@ Diff compare(const c10::IValue& output, const c10::IValue& reference,
 // A backend's output against the baseline: against out.reference instead when the backend
 // carries its own, with out.precision and out.tolerance.
 Diff compare(const Output& out, const c10::IValue& baseline);
-
 
 }  // namespace opsfuzz::runner

@@ -28,9 +28,9 @@ struct Registry {
   std::vector<std::string> builtin;
 
   Registry() {
-    for (auto make : {make_eager_cpu, make_eager_cpu_fp64, make_eager_cpu_fp16, make_eager_cpu_bf16,
-                      make_eager_cpu_noncontig, make_torchscript_cpu, make_torchscript_cpu_fused,
-                      make_torchscript_cpu_fused_dynamic, make_eager_cpu_grad}) {
+    for (auto make :
+         {make_eager_cpu, make_eager_cpu_fp64, make_eager_cpu_fp16, make_eager_cpu_bf16, make_eager_cpu_noncontig,
+          make_torchscript_cpu, make_torchscript_cpu_fused, make_torchscript_cpu_fused_dynamic, make_eager_cpu_grad}) {
       backends.push_back(make());
       builtin.push_back(backends.back()->name());
     }
@@ -49,10 +49,8 @@ void register_backend(std::shared_ptr<Backend> backend) {
   std::lock_guard lock(r.mutex);
   auto same = [&](const auto& b) { return b->name() == backend->name(); };
   auto it = std::find_if(r.backends.begin(), r.backends.end(), same);
-  if (it != r.backends.end())
-    *it = std::move(backend);
-  else
-    r.backends.push_back(std::move(backend));
+  if (it != r.backends.end()) *it = std::move(backend);
+  else r.backends.push_back(std::move(backend));
 }
 
 std::shared_ptr<Backend> find_backend(std::string_view name) {

@@ -39,7 +39,6 @@ json to_json(const Diff& diff) {
   return j;
 }
 
-
 namespace {
 
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -136,17 +135,19 @@ json item_record(const ItemResult& r) {
     const SideResult* worst = &r.baseline->res.front();
     for (const SideResult& s : r.baseline->res)
       if (s.status > worst->status) worst = &s;
-    baseline = {{"backend", r.baseline->backend}, {"status", name(worst->status)}, {"err", or_null(worst->err)},
+    baseline = {{"backend", r.baseline->backend},
+                {"status", name(worst->status)},
+                {"err", or_null(worst->err)},
                 {"ms", or_null(r.baseline->res.front().ms)}};
   }
   json backends = json::array();
   for (const BackendResult& b : r.backends) backends.push_back(to_json(b));
-  json record = {{"type", "item"}, {"id", item.id}, {"test_type", item.pair() ? "pair" : "single"},
+  json record = {{"type", "item"}, {"id", item.id},        {"test_type", item.pair() ? "pair" : "single"},
                  {"cases", cases}, {"baseline", baseline}, {"backends", backends}};
   if (item.origin) {
     const Origin& o = *item.origin;
-    record["origin"] = {{"spec", o.spec}, {"seed", o.seed}, {"index", o.index}, {"valid", o.valid},
-                        {"config", o.config}, {"violated", or_null(o.violated)}};
+    record["origin"] = {{"spec", o.spec},   {"seed", o.seed},     {"index", o.index},
+                        {"valid", o.valid}, {"config", o.config}, {"violated", or_null(o.violated)}};
     if (!o.deviations.empty()) record["origin"]["deviations"] = o.deviations;
   }
   if (item.no_compare) record["not_compared"] = *item.no_compare;
@@ -176,15 +177,15 @@ std::string cpu_model() {
 }  // namespace
 
 json meta_record(const json& extra) {
-  json env = {{"python", nullptr},
-              {"torch", TORCH_VERSION},
-              {"libtorch", TORCH_VERSION},
-              {"opsfuzz", "0.1"},
-              {"compiler", __VERSION__},
-              {"cpu", or_null(cpu_model())}};
+  json env = {{"python", nullptr}, {"torch", TORCH_VERSION},  {"libtorch", TORCH_VERSION},
+              {"opsfuzz", "0.1"},  {"compiler", __VERSION__}, {"cpu", or_null(cpu_model())}};
   return {{"type", "meta"},
-          {"meta", {{"format_name", "opdiff_run"}, {"format_version", 1}, {"created_at", now_iso()}, {"env", env},
-                    {"extra", extra}}}};
+          {"meta",
+           {{"format_name", "opdiff_run"},
+            {"format_version", 1},
+            {"created_at", now_iso()},
+            {"env", env},
+            {"extra", extra}}}};
 }
 
 JsonlWriter::JsonlWriter(const std::string& path, bool append) {
@@ -283,7 +284,8 @@ void write_junit(const std::string& path, const std::vector<ItemResult>& results
       cases << "  <testcase classname=\"" << xml_escape(r->backend) << "\" name=\"" << xml_escape(item.item->id)
             << "\" time=\"" << seconds << "\">";
       std::string why = failure_reason(item, *r);
-      bool skip = std::all_of(r->res.begin(), r->res.end(), [](const SideResult& s) { return s.status == Status::Skipped; });
+      bool skip =
+          std::all_of(r->res.begin(), r->res.end(), [](const SideResult& s) { return s.status == Status::Skipped; });
       if (!why.empty()) {
         ++failures;
         cases << "<failure message=\"" << xml_escape(why) << "\"/>";
@@ -295,8 +297,8 @@ void write_junit(const std::string& path, const std::vector<ItemResult>& results
     }
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"opsfuzz\" tests=\"" << tests
-      << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n"
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"opsfuzz\" tests=\"" << tests << "\" failures=\""
+      << failures << "\" skipped=\"" << skipped << "\">\n"
       << cases.str() << "</testsuite>\n";
 }
 
@@ -317,12 +319,9 @@ std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& 
         t.unexpected += unexpected(item, *r, s);
         t.known_crashes += known_crash(*item.item, r->res[s]) != nullptr;
       }
-      if (mismatched(*r))
-        ++t.mismatch;
-      else if (r->diff)
-        ++t.match;
-      else if (all_ok && (!item.baseline || r != &*item.baseline))
-        ++t.not_compared;
+      if (mismatched(*r)) ++t.mismatch;
+      else if (r->diff) ++t.match;
+      else if (all_ok && (!item.baseline || r != &*item.baseline)) ++t.not_compared;
     }
   return tallies;
 }

@@ -59,15 +59,15 @@ void write_junit(const std::string& path, const std::vector<ItemResult>& results
 
 // What happened to one side on one backend, as counted in the summary.
 struct Tally {
-  std::map<std::string, size_t> statuses;  // "OK" -> count (per side)
+  std::map<std::string, size_t> statuses;            // "OK" -> count (per side)
   size_t match = 0, mismatch = 0, not_compared = 0;  // per item with every side OK
-  size_t unexpected = 0;  // statuses that disagree with the baseline (or the sample's validity)
+  size_t unexpected = 0;     // statuses that disagree with the baseline (or the sample's validity)
   size_t known_crashes = 0;  // crashes that are deviations of kind crash of the sample's spec
 };
 // Per backend (the baseline included), in run order.
 std::vector<std::pair<std::string, Tally>> tally(const std::vector<ItemResult>& results);
-// Whether a backend's side status is a finding: a crash (but a known crash: run.h known_crash), or accepted where the baseline (or, with
-// none, the sample's validity) says it should be refused, or the other way round.
+// Whether a backend's side status is a finding: a crash (but a known crash: run.h known_crash), or accepted where the
+// baseline (or, with none, the sample's validity) says it should be refused, or the other way round.
 bool unexpected(const ItemResult& item, const BackendResult& r, size_t side);
 // Every backend result of an item, the baseline first.
 std::vector<const BackendResult*> all_results(const ItemResult& r);

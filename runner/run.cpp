@@ -73,9 +73,7 @@ Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t r
     side.expected_seed = suite::input_seed(run_seed, test.id, "out");
   } catch (const suite::UnsupportedModule& e) {
     side.error = std::string("unsupported: ") + e.what(), side.skipped = true;
-  } catch (const std::exception& e) {
-    side.error = error_text(e);
-  }
+  } catch (const std::exception& e) { side.error = error_text(e); }
   return side;
 }
 
@@ -92,9 +90,7 @@ Item item_from_sample(const Sample& sample, const std::string& config) {
     call.seed = derive_seed(sample.seed, sample.index);
     side.op = call.op->name();
     side.call = std::move(call);
-  } catch (const std::exception& e) {
-    side.error = error_text(e);
-  }
+  } catch (const std::exception& e) { side.error = error_text(e); }
   item.sides.push_back(std::move(side));
   if (item.sides[0].call) item.no_compare = not_value_comparable(*item.sides[0].call);
   return item;
@@ -115,8 +111,8 @@ std::vector<SuiteItem> suite_items(const suite::Suite& suite, const suite::IdFil
   return items;
 }
 
-std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
-                                   const suite::IdFilter& filter, uint64_t run_seed) {
+std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml, const suite::IdFilter& filter,
+                                   uint64_t run_seed) {
   std::vector<Item> items;
   for (const SuiteItem& selected : suite_items(suite, filter)) {
     Item item;
@@ -148,9 +144,7 @@ SideResult run_side(Backend& backend, const Call& call, const RunOptions& option
   std::unique_ptr<Model> model;
   try {
     model = backend.prepare(deep_copy(call));
-  } catch (const Skip& e) {
-    return {Status::Skipped, e.what(), {}, {}};
-  } catch (const std::exception& e) {
+  } catch (const Skip& e) { return {Status::Skipped, e.what(), {}, {}}; } catch (const std::exception& e) {
     return {Status::ExportFail, error_text(e), {}, {}};
   }
   for (int rep = 0; rep < std::max(options.repeats, 1); ++rep) {
@@ -185,17 +179,13 @@ bool fixed_values(const suite::Node& n) {
   switch (n.type) {
     case T::Const:
     case T::ConstTensor:
-    case T::IntList:
-      return true;
+    case T::IntList: return true;
     case T::Scalar:
-    case T::ScalarTensor:
-      return n.has_value;
+    case T::ScalarTensor: return n.has_value;
     case T::List:
     case T::Tuple:
-    case T::Optional:
-      return std::all_of(n.elems.begin(), n.elems.end(), fixed_values);
-    default:
-      return false;
+    case T::Optional: return std::all_of(n.elems.begin(), n.elems.end(), fixed_values);
+    default: return false;
   }
 }
 
@@ -209,10 +199,11 @@ std::optional<Diff> check_expected(const Side& side, const c10::IValue& output) 
   std::string want = sizes_text(expected.shape) + " " + std::string(opsfuzz::name(expected.dtype));
   if (!output.isTensor()) {
     d.match = false, d.why = "output: " + opcall::describe(output) + " vs expected tensor " + want;
-  } else if (const at::Tensor& t = output.toTensor(); t.sizes() != at::IntArrayRef(expected.shape) ||
-                                                        t.scalar_type() != expected.dtype) {
+  } else if (const at::Tensor& t = output.toTensor();
+             t.sizes() != at::IntArrayRef(expected.shape) || t.scalar_type() != expected.dtype) {
     d.match = false;
-    d.why = "output: " + sizes_text(t.sizes()) + " " + std::string(opsfuzz::name(t.scalar_type())) + " vs expected " + want;
+    d.why =
+        "output: " + sizes_text(t.sizes()) + " " + std::string(opsfuzz::name(t.scalar_type())) + " vs expected " + want;
   }
   return d;
 }
@@ -224,12 +215,9 @@ Run run_backend(const Item& item, Backend& backend, const RunOptions& options) {
   bool skipped = options.skips.count({item.id, backend.name()}) > 0;
   for (size_t s = 0; s < item.sides.size(); ++s) {
     const Side& side = item.sides[s];
-    if (skipped)
-      run.result.res.push_back({Status::Skipped, "skipped by --skips", {}, {}});
-    else if (!side.call)
-      run.result.res.push_back({side.skipped ? Status::Skipped : Status::Error, side.error, {}, {}});
-    else
-      run.result.res.push_back(run_side(backend, *side.call, options, run.outputs[s]));
+    if (skipped) run.result.res.push_back({Status::Skipped, "skipped by --skips", {}, {}});
+    else if (!side.call) run.result.res.push_back({side.skipped ? Status::Skipped : Status::Error, side.error, {}, {}});
+    else run.result.res.push_back(run_side(backend, *side.call, options, run.outputs[s]));
     if (side.expected && !run.outputs[s].empty() && !run.outputs[s][0].reference) {
       run.result.expected.resize(item.sides.size());
       run.result.expected[s] = check_expected(side, run.outputs[s][0].value);
@@ -260,12 +248,11 @@ void compare_run(const Item& item, Run& run, const Run* baseline) {
       continue;
     }
     out.value = defined(0, out.value);
-    if (item.pair())
-      diffs.push_back(compare(out, defined(1, outs[1][rep].value)));
+    if (item.pair()) diffs.push_back(compare(out, defined(1, outs[1][rep].value)));
     else if (baseline && all_ok(baseline->result) && !baseline->outputs[0].empty())
-      diffs.push_back(compare(out, defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value)));
-    else
-      return;
+      diffs.push_back(
+          compare(out, defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value)));
+    else return;
   }
   run.result.diff = std::move(diffs);
 }
@@ -326,9 +313,7 @@ class Plan {
 // opdiff's err for a worker that died: "CRASH: signal 11 (Segmentation fault) ..." or
 // "TIMEOUT: timeout_s=S".
 std::string ended_text(const opcall::TaskResult& r, double timeout_s) {
-  if (r.kind == opcall::TaskResult::TimedOut) {
-    return "TIMEOUT: timeout_s=" + opcall::format_seconds(timeout_s);
-  }
+  if (r.kind == opcall::TaskResult::TimedOut) { return "TIMEOUT: timeout_s=" + opcall::format_seconds(timeout_s); }
   std::string how = r.bytes;
   if (how.starts_with("killed by ")) how = how.substr(10);  // "signal 11 (Segmentation fault)"
   return "CRASH: " + how;
@@ -355,8 +340,7 @@ void run_plan(Plan& plan, const RunOptions& options,
           case opcall::TaskResult::Threw:
             add(t, plan.failed_task(t, Status::Error, "RuntimeError: " + r.bytes), nullptr);
             break;
-          default:
-            add(t, plan.failed_task(t, Status::TimedError, ended_text(r, options.timeout_s)), nullptr);
+          default: add(t, plan.failed_task(t, Status::TimedError, ended_text(r, options.timeout_s)), nullptr);
         }
       });
 }
@@ -375,10 +359,8 @@ std::vector<ItemResult> run_here(const std::vector<Item>& items, const RunOption
     if (task_json) task_json(i, b, json && !noted ? *json : to_json(r).dump());
     ItemResult& result = results[i];
     result.item = &items[i];
-    if (plan.has_baseline() && b == 0)
-      result.baseline = std::move(r);
-    else
-      result.backends.push_back(std::move(r));
+    if (plan.has_baseline() && b == 0) result.baseline = std::move(r);
+    else result.backends.push_back(std::move(r));
     if (b + 1 == plan.width() && report) report(result);
   });
   return results;
@@ -400,14 +382,11 @@ std::vector<ItemResult> run_in_jobs(const std::vector<Item>& items, const RunOpt
         // Per item: [baseline or null, [backends...]], the tasks' JSON spliced in as text.
         std::vector<std::string> baselines(mine.size(), "null"), backends(mine.size());
         run_here(mine, options, {}, [&](size_t i, size_t backend, const std::string& json) {
-          if (has_baseline && backend == 0)
-            baselines[i] = json;
-          else
-            backends[i] += (backends[i].empty() ? "" : ",") + json;
+          if (has_baseline && backend == 0) baselines[i] = json;
+          else backends[i] += (backends[i].empty() ? "" : ",") + json;
         });
         std::string out = "[";
-        for (size_t i = 0; i < mine.size(); ++i)
-          out += (i ? ",[" : "[") + baselines[i] + ",[" + backends[i] + "]]";
+        for (size_t i = 0; i < mine.size(); ++i) out += (i ? ",[" : "[") + baselines[i] + ",[" + backends[i] + "]]";
         return out + "]";
       },
       [&](size_t b, const opcall::TaskResult& r) {
@@ -456,14 +435,11 @@ const Deviation* known_crash(const Item& item, const SideResult& result) {
 opcall::CallOutcome call_outcome(const SideResult& r) {
   using K = opcall::CallOutcome::Kind;
   switch (r.status) {
-    case Status::Ok:
-      return {K::Accepted, r.err};
+    case Status::Ok: return {K::Accepted, r.err};
     case Status::Error:  // the side has no call: its op or its arguments did not resolve
       return {K::BindError, r.err};
-    case Status::TimedError:
-      return {r.err.starts_with("TIMEOUT:") ? K::TimedOut : K::Crashed, r.err};
-    default:
-      return {K::Rejected, r.err};
+    case Status::TimedError: return {r.err.starts_with("TIMEOUT:") ? K::TimedOut : K::Crashed, r.err};
+    default: return {K::Rejected, r.err};
   }
 }
 

@@ -17,7 +17,7 @@
 namespace opsfuzz {
 struct Deviation;
 struct Sample;
-}
+}  // namespace opsfuzz
 namespace opsfuzz::suite {
 class IdFilter;
 }
@@ -26,24 +26,24 @@ namespace opsfuzz::runner {
 
 // One side of an item: what the backends call.
 struct Side {
-  std::string id;            // the test id ("mod_linear__a"), or the item's id
-  std::string yaml;          // the suite file; "" for a SpecDB sample
-  std::string op;            // "aten::add.Tensor", "torch.nn.Linear"
-  std::optional<Call> call;  // nullopt when it could not be built: see error
-  std::string error;         // why there is no call ("ExceptionType: message")
-  bool skipped = false;      // the error is a reason to skip (a device this machine lacks)
+  std::string id;                       // the test id ("mod_linear__a"), or the item's id
+  std::string yaml;                     // the suite file; "" for a SpecDB sample
+  std::string op;                       // "aten::add.Tensor", "torch.nn.Linear"
+  std::optional<Call> call;             // nullopt when it could not be built: see error
+  std::string error;                    // why there is no call ("ExceptionType: message")
+  bool skipped = false;                 // the error is a reason to skip (a device this machine lacks)
   std::optional<suite::Node> expected;  // the test's `out`, checked on every backend
-  uint64_t expected_seed = 0;            // materializes it
+  uint64_t expected_seed = 0;           // materializes it
 };
 
 // Where a SpecDB sample came from: `ops-fuzz generate OP --seed S --index I [--invalid]` again.
 struct Origin {
-  std::string spec;     // "add.Tensor"
+  std::string spec;  // "add.Tensor"
   uint64_t seed = 0;
   uint64_t index = 0;
   bool valid = true;
-  std::string config;   // generation config words
-  std::string violated; // the constraint an invalid sample breaks
+  std::string config;                   // generation config words
+  std::string violated;                 // the constraint an invalid sample breaks
   std::vector<std::string> deviations;  // the deviations of its spec it hits (--config contract)
 };
 
@@ -71,33 +71,33 @@ struct SuiteItem {
 std::vector<SuiteItem> suite_items(const suite::Suite& suite, const suite::IdFilter& filter);
 // The selected tests of a suite as items (a pair test as one item with sides a and b), inputs
 // materialized from run_seed.
-std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml,
-                                   const suite::IdFilter& filter, uint64_t run_seed);
+std::vector<Item> items_from_suite(const suite::Suite& suite, const std::string& yaml, const suite::IdFilter& filter,
+                                   uint64_t run_seed);
 
 struct RunOptions {
-  std::vector<std::string> backends;  // names (find_backend)
-  std::string baseline;               // "" for none
+  std::vector<std::string> backends;                    // names (find_backend)
+  std::string baseline;                                 // "" for none
   std::set<std::pair<std::string, std::string>> skips;  // (item id, backend) not run
-  int repeats = 1;                    // runs per side; ms is their median
-  int mode = 1;                       // 1: one comparison; 2: per repeat times and comparisons
-  double timeout_s = 60;              // per backend and item, in a worker
-  bool isolate = true;                // false: in this process (a crash ends the run)
-  unsigned jobs = 1;                  // processes running batches of items side by side
-  bool backtraces = false;            // keep c10 backtraces in error messages
+  int repeats = 1;                                      // runs per side; ms is their median
+  int mode = 1;                                         // 1: one comparison; 2: per repeat times and comparisons
+  double timeout_s = 60;                                // per backend and item, in a worker
+  bool isolate = true;                                  // false: in this process (a crash ends the run)
+  unsigned jobs = 1;                                    // processes running batches of items side by side
+  bool backtraces = false;                              // keep c10 backtraces in error messages
 };
 
 // One side's run on one backend (opdiff's "res" entry).
 struct SideResult {
   Status status = Status::Ok;
-  std::string err;                 // "ExceptionType: message" (200 characters at most), or ""
-  std::optional<double> ms;        // median latency of the repeats
-  std::vector<double> times;       // every repeat's time (mode 2)
+  std::string err;            // "ExceptionType: message" (200 characters at most), or ""
+  std::optional<double> ms;   // median latency of the repeats
+  std::vector<double> times;  // every repeat's time (mode 2)
 };
 
 struct BackendResult {
   std::string backend;
-  std::vector<SideResult> res;                    // one per side
-  std::optional<std::vector<Diff>> diff;          // opdiff's diff_all; nullopt when not comparable
+  std::vector<SideResult> res;            // one per side
+  std::optional<std::vector<Diff>> diff;  // opdiff's diff_all; nullopt when not comparable
   // Per side, the output against the test's `out` (nullopt for a side without one); empty when
   // no side has one.
   std::vector<std::optional<Diff>> expected;

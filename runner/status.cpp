@@ -5,8 +5,8 @@
 namespace opsfuzz::runner {
 
 namespace {
-constexpr std::array<const char*, 7> kStatusNames = {
-    "OK", "SKIPPED", "EXPORT_FAIL", "INFER_FAIL", "TIMING_FAIL", "TIMED_ERROR", "ERROR"};
+constexpr std::array<const char*, 7> kStatusNames = {"OK",          "SKIPPED",     "EXPORT_FAIL", "INFER_FAIL",
+                                                     "TIMING_FAIL", "TIMED_ERROR", "ERROR"};
 }
 
 const char* name(Status status) { return kStatusNames.at(static_cast<size_t>(status)); }

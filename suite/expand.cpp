@@ -12,8 +12,7 @@ namespace {
 using Keys = std::vector<std::string>;
 using Assignment = std::vector<std::pair<std::string, YamlValue>>;  // var name -> value as written
 
-const Keys kTestKeys = {"id",     "impl", "op",     "in",
-                        "kwargs", "out",  "device", "cast_input0_to_complex"};
+const Keys kTestKeys = {"id", "impl", "op", "in", "kwargs", "out", "device", "cast_input0_to_complex"};
 
 // A template's declared vars and the assignments it expands to.
 struct Template {
@@ -42,12 +41,10 @@ class Expander {
   void expand_explicit_pair(const RawTest& raw, size_t position);
   std::optional<Template> parse_template(const YamlValue& op, const std::string& path);
   void check_var_value(const YamlValue& v, const std::string& path);
-  std::vector<Assignment> assignments(const Template& t, const YamlValue* cases,
-                                      const std::string& path);
+  std::vector<Assignment> assignments(const Template& t, const YamlValue* cases, const std::string& path);
   std::optional<std::vector<const YamlValue*>> case_list(const Template& t, const YamlValue* cases,
                                                          const std::string& path);
-  void expand_case(const Template& t, const YamlValue* c, const std::string& path,
-                   std::vector<Assignment>& out);
+  void expand_case(const Template& t, const YamlValue* c, const std::string& path, std::vector<Assignment>& out);
   // Replaces var nodes in v by their values (a dim symbol by its integer). In a test's values
   // (in, kwargs) opdiff takes a var node only as a ref's target.
   YamlValue substitute(const YamlValue& v, const Assignment& env, const std::string& path, bool values = false);
@@ -56,8 +53,7 @@ class Expander {
   // The raw test with its op replaced and vars substituted in in/kwargs.
   YamlValue concrete_test(const YamlValue& raw, YamlValue op, const Assignment& env);
   // Parses a concrete test and adds it to the suite; its index, or nullopt if invalid.
-  std::optional<size_t> add_test(const RawTest& raw, const YamlValue& test, std::string id,
-                                 std::string pair);
+  std::optional<size_t> add_test(const RawTest& raw, const YamlValue& test, std::string id, std::string pair);
   bool parse_op(const YamlValue& v, Test& t);
   bool parse_inputs(const YamlValue& v, Test& t);  // in and kwargs
   bool parse_device(const YamlValue& v, Test& t);
@@ -102,10 +98,7 @@ void Expander::expand(const RawTest& raw, size_t position) {
   std::string name = id ? python_str(*id) : "";
   if (name.empty() && op) {
     const YamlValue* module_path = op->is_map() ? op->find("path") : nullptr;
-    name = default_id(op->is_string() ? op->s
-                      : module_path   ? python_str(*module_path)
-                                      : "",
-                      position);
+    name = default_id(op->is_string() ? op->s : module_path ? python_str(*module_path) : "", position);
   }
   add_test(raw, test, name, "");
 }
@@ -153,9 +146,7 @@ void Expander::expand_explicit_pair(const RawTest& raw, size_t position) {
   if (ok) suite_.pairs.push_back(PairTest{pair_id, indexes[0], indexes[1]});
 }
 
-bool looks_like_node(const YamlValue& v) {
-  return v.is_map() && (v.find("type") || v.find("var") || v.find("ref"));
-}
+bool looks_like_node(const YamlValue& v) { return v.is_map() && (v.find("type") || v.find("var") || v.find("ref")); }
 
 // Var values (in vars and cases) are plain values: a node among them is taken as a literal
 // mapping, and a quoted dim name as the dim, as the suites' original framework takes them; both
@@ -213,8 +204,7 @@ bool Expander::var_name(const YamlValue& key, const std::string& path) {
 }
 
 // The template's cases (one empty case when there are none); nullopt if they are invalid.
-std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template& t,
-                                                                 const YamlValue* cases,
+std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template& t, const YamlValue* cases,
                                                                  const std::string& path) {
   // No cases (absent or []) is one empty case: the Cartesian product of the vars.
   if (!cases || (cases->is_list() && cases->items.empty())) return std::vector<const YamlValue*>{nullptr};
@@ -243,8 +233,7 @@ std::optional<std::vector<const YamlValue*>> Expander::case_list(const Template&
       }
       check_var_value(value, p + "." + name);
       if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
-      parser_.error(key, p,
-                    "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
+      parser_.error(key, p, "case uses undeclared var '" + name + "'" + did_you_mean(name, declared));
       ok = false;
     }
     out.push_back(&c);
@@ -266,8 +255,7 @@ void Expander::expand_case(const Template& t, const YamlValue* c, const std::str
       fixed.emplace_back(var.first, *given);
     } else if (dim != doc_.dims.end()) {
       diagnostics_.warning(var.second.front().pos, parser_.test(), path + ".vars." + var.first,
-                           "var '" + var.first +
-                               "' has the name of a dim: it is bound to the dim's value " +
+                           "var '" + var.first + "' has the name of a dim: it is bound to the dim's value " +
                                std::to_string(dim->second) + " and not iterated");
       fixed.emplace_back(var.first, YamlValue::integer(dim->second, var.second.front().pos));
     } else {
@@ -277,8 +265,7 @@ void Expander::expand_case(const Template& t, const YamlValue* c, const std::str
   std::vector<size_t> index(free.size(), 0);  // an odometer over the free vars
   while (true) {
     Assignment a = fixed;
-    for (size_t k = 0; k < free.size(); ++k)
-      a.emplace_back(free[k]->first, free[k]->second[index[k]]);
+    for (size_t k = 0; k < free.size(); ++k) a.emplace_back(free[k]->first, free[k]->second[index[k]]);
     out.push_back(std::move(a));
     size_t k = free.size();
     while (k > 0 && ++index[k - 1] == free[k - 1]->second.size()) index[--k] = 0;
@@ -286,8 +273,7 @@ void Expander::expand_case(const Template& t, const YamlValue* c, const std::str
   }
 }
 
-std::vector<Assignment> Expander::assignments(const Template& t, const YamlValue* cases,
-                                              const std::string& path) {
+std::vector<Assignment> Expander::assignments(const Template& t, const YamlValue* cases, const std::string& path) {
   std::vector<Assignment> out;
   if (auto list = case_list(t, cases, path))
     for (const YamlValue* c : *list) expand_case(t, c, path, out);
@@ -303,8 +289,7 @@ YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const 
   }
   if (!v.is_map()) return v;
   const YamlValue* type = v.find("type");
-  bool is_var =
-      type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
+  bool is_var = type ? type->is_string() && type->s == "var" : v.find("var") && v.entries.size() == 1;
   if (!is_var) {
     YamlValue out = v;
     for (auto& [key, value] : out.entries)
@@ -333,12 +318,10 @@ YamlValue Expander::substitute(const YamlValue& v, const Assignment& env, const 
     literal.set("value", std::move(out));
     return literal;
   }
-  if (auto dim = doc_.dims.find(name->s); dim != doc_.dims.end())
-    return YamlValue::integer(dim->second, v.pos);
+  if (auto dim = doc_.dims.find(name->s); dim != doc_.dims.end()) return YamlValue::integer(dim->second, v.pos);
   Keys declared;
   for (const auto& [var, value] : env) declared.push_back(var);
-  parser_.error(*name, path,
-                "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
+  parser_.error(*name, path, "unknown template variable '" + name->s + "'" + did_you_mean(name->s, declared));
   return YamlValue::null(v.pos);
 }
 
@@ -346,12 +329,9 @@ YamlValue Expander::concrete_test(const YamlValue& raw, YamlValue op, const Assi
   YamlValue test = YamlValue::map(raw.pos);
   for (const auto& [key, value] : raw.entries) {
     std::string k = python_str(key);
-    if (k == "op")
-      test.entries.emplace_back(key, op);
-    else if (k == "in" || k == "kwargs")
-      test.entries.emplace_back(key, substitute(value, env, path_ + "." + k, true));
-    else if (k != "id")
-      test.entries.emplace_back(key, value);
+    if (k == "op") test.entries.emplace_back(key, op);
+    else if (k == "in" || k == "kwargs") test.entries.emplace_back(key, substitute(value, env, path_ + "." + k, true));
+    else if (k != "id") test.entries.emplace_back(key, value);
   }
   return test;
 }
@@ -406,9 +386,8 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
     const YamlValue* s = op.find(side);
     std::string p = path + "." + side;
     if (!s || !s->is_map()) {
-      parser_.error(
-          s ? *s : op, p,
-          std::string("compare side '") + side + "' must be a mapping with impl and a module");
+      parser_.error(s ? *s : op, p,
+                    std::string("compare side '") + side + "' must be a mapping with impl and a module");
       sides_ok = false;
       continue;
     }
@@ -456,8 +435,7 @@ void Expander::expand_compare_pair(const RawTest& raw, const YamlValue& op) {
       const YamlValue* args = side_args && !side_args->is_null() ? side_args : common_args;
       if (args && !args->is_null()) module.set("args", substitute(*args, env, p + ".args"));
       YamlValue kwargs = YamlValue::map(s.pos);
-      const YamlValue* common_kwargs =
-          common && common->is_map() ? common->find("kwargs") : nullptr;
+      const YamlValue* common_kwargs = common && common->is_map() ? common->find("kwargs") : nullptr;
       for (const YamlValue* source : {common_kwargs, s.find("kwargs")})
         if (source && source->is_map())
           for (const auto& [key, value] : source->entries)
@@ -506,10 +484,8 @@ bool Expander::parse_inputs(const YamlValue& v, Test& t) {
   } else {
     for (size_t k = 0; k < in->items.size(); ++k) {
       auto n = parser_.node(in->items[k], path_ + ".in[" + std::to_string(k) + "]");
-      if (n)
-        t.in.push_back(std::move(*n));
-      else
-        ok = false;
+      if (n) t.in.push_back(std::move(*n));
+      else ok = false;
     }
   }
   const YamlValue* kwargs = v.find("kwargs");
@@ -528,10 +504,8 @@ bool Expander::parse_inputs(const YamlValue& v, Test& t) {
       continue;
     }
     auto n = parser_.node(value, path_ + ".kwargs." + python_str(key));
-    if (n)
-      t.kwargs.emplace_back(python_str(key), std::move(*n));
-    else
-      ok = false;
+    if (n) t.kwargs.emplace_back(python_str(key), std::move(*n));
+    else ok = false;
   }
   return ok;
 }
@@ -545,8 +519,7 @@ bool Expander::parse_device(const YamlValue& v, Test& t) {
   auto it = devices.find(d);
   if (it == devices.end()) {
     parser_.error(*device, path_ + ".device",
-                  "unknown device '" + d + "'" +
-                      did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
+                  "unknown device '" + d + "'" + did_you_mean(d, Keys{"cpu", "gpu", "cuda", "mps"}) +
                       "; expected cpu, gpu, cuda or mps");
     return false;
   }
@@ -566,8 +539,7 @@ bool Expander::parse_cast(const YamlValue& v, Test& t, bool inputs_ok) {
   if (!*flag || !inputs_ok) return true;
   const Node* first = t.in.empty() ? nullptr : &t.in[0];
   bool tensor = first && (first->type == NodeType::Tensor || first->type == NodeType::ConstTensor);
-  bool packed = tensor && !first->shape.empty() && first->shape.back() == 2 &&
-                c10::isFloatingType(first->dtype);
+  bool packed = tensor && !first->shape.empty() && first->shape.back() == 2 && c10::isFloatingType(first->dtype);
   if (!packed && !(tensor && c10::isComplexType(first->dtype)))
     diagnostics_.warning(cast->pos, parser_.test(), path,
                          "cast_input0_to_complex needs input 0 to be a complex tensor or a real "
@@ -578,13 +550,12 @@ bool Expander::parse_cast(const YamlValue& v, Test& t, bool inputs_ok) {
 void Expander::note_duplicate_id(const Test& t) {
   auto [it, inserted] = ids_.emplace(t.id, t.pos);
   if (!inserted)
-    diagnostics_.warning(t.pos, parser_.test(), path_,
-                         "duplicate test id '" + t.id + "' (also produced by the test at " +
-                             it->second.str() + "): both run, in order");
+    diagnostics_.warning(
+        t.pos, parser_.test(), path_,
+        "duplicate test id '" + t.id + "' (also produced by the test at " + it->second.str() + "): both run, in order");
 }
 
-std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v, std::string id,
-                                         std::string pair) {
+std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v, std::string id, std::string pair) {
   parser_.check_keys(v, kTestKeys, path_);
   Test t;
   t.id = std::move(id);
@@ -644,9 +615,8 @@ Suite load_suite(const std::string& path) {
 }
 
 const char* name(NodeType t) {
-  static const char* names[] = {"tensor",       "scalar", "scalar_tensor", "int_list",
-                                "list",         "tuple",  "optional",      "const",
-                                "const_tensor", "module", "construct"};
+  static const char* names[] = {"tensor",   "scalar", "scalar_tensor", "int_list", "list",     "tuple",
+                                "optional", "const",  "const_tensor",  "module",   "construct"};
   return names[static_cast<int>(t)];
 }
 

@@ -14,9 +14,9 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const std::vector<std::pair<std::string, Init>> kInits = {
-    {"normal", Init::Normal}, {"uniform", Init::Uniform}, {"randint", Init::Randint},
-    {"zeros", Init::Zeros},   {"ones", Init::Ones},       {"bernoulli", Init::Bernoulli}};
+const std::vector<std::pair<std::string, Init>> kInits = {{"normal", Init::Normal},   {"uniform", Init::Uniform},
+                                                          {"randint", Init::Randint}, {"zeros", Init::Zeros},
+                                                          {"ones", Init::Ones},       {"bernoulli", Init::Bernoulli}};
 
 std::vector<std::string> names_of(const std::map<std::string, int64_t>& m) {
   std::vector<std::string> out;
@@ -31,13 +31,10 @@ bool init_applies(Init init, c10::ScalarType t) {
   bool is_integral = c10::isIntegralType(t, false);
   switch (init) {
     case Init::Normal:
-    case Init::Uniform:
-      return !is_bool && !is_integral;
+    case Init::Uniform: return !is_bool && !is_integral;
     case Init::Randint:
-    case Init::Bernoulli:
-      return !is_complex;
-    default:
-      return true;
+    case Init::Bernoulli: return !is_complex;
+    default: return true;
   }
 }
 
@@ -64,7 +61,6 @@ std::optional<bool> NodeParser::boolean(const YamlValue& v, const std::string& p
   error(v, path, key + " must be a bool, got " + python_repr(v));
   return std::nullopt;
 }
-
 
 std::optional<double> NodeParser::number(const YamlValue& v, const std::string& path, bool symbols) {
   if (v.is_number()) return v.number();
@@ -106,23 +102,19 @@ std::optional<int64_t> NodeParser::integer(const YamlValue& v, const std::string
   return static_cast<int64_t>(*n);
 }
 
-std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::string& path,
-                                                 bool scalar) {
+std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::string& path, bool scalar) {
   const YamlValue* kind = v.find("kind");
   const YamlValue* dtype = v.find("dtype");
   std::optional<c10::ScalarType> from_kind, from_dtype;
   if (kind) {
     std::string k = python_str(*kind);
-    if (k == "float")
-      from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
-    else if (k == "int")
-      from_kind = c10::ScalarType::Long;
-    else if (k == "bool")
-      from_kind = c10::ScalarType::Bool;
+    if (k == "float") from_kind = scalar ? c10::ScalarType::Double : c10::ScalarType::Float;
+    else if (k == "int") from_kind = c10::ScalarType::Long;
+    else if (k == "bool") from_kind = c10::ScalarType::Bool;
     else
-      error(*kind, path + ".kind",
-            "unknown kind '" + k + "'" + did_you_mean(k, Keys{"float", "int", "bool"}) +
-                "; expected float, int or bool");
+      error(
+          *kind, path + ".kind",
+          "unknown kind '" + k + "'" + did_you_mean(k, Keys{"float", "int", "bool"}) + "; expected float, int or bool");
   }
   if (dtype) {
     // The format's names only: opdiff knows no alias (long, half, torch.float32), so neither do
@@ -145,8 +137,7 @@ std::optional<c10::ScalarType> NodeParser::dtype(const YamlValue& v, const std::
       opdiff_refuses(*dtype, path + ".dtype", "dtype bfloat16",
                      "reads it (opdiff knows eleven dtypes: the list here without bfloat16)");
   }
-  if (kind && dtype && from_kind && from_dtype &&
-      scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype))
+  if (kind && dtype && from_kind && from_dtype && scalar_kind_of(*from_kind) != scalar_kind_of(*from_dtype))
     warning(v, path, "kind and dtype disagree: dtype " + python_str(*dtype) + " is used");
   if (!kind && !dtype) {
     error(v, path, "missing 'kind' or 'dtype'");
@@ -171,10 +162,8 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const YamlValue& v, const 
     }
     auto size = integer(v.items[k], p);
     if (size && *size < 0) error(v.items[k], p, "negative size " + std::to_string(*size));
-    if (!size || *size < 0)
-      ok = false;
-    else
-      out.push_back(*size);
+    if (!size || *size < 0) ok = false;
+    else out.push_back(*size);
   }
   if (!ok) return std::nullopt;
   return out;
@@ -188,10 +177,8 @@ bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path
   bool symbols = true;  // low and high take dim symbols
   auto field = [&](const char* key, double& into) {
     if (const YamlValue* f = v.find(key)) {
-      if (auto x = number(*f, path + "." + key, symbols))
-        into = *x;
-      else
-        ok = false;
+      if (auto x = number(*f, path + "." + key, symbols)) into = *x;
+      else ok = false;
     }
   };
   if (is_scalar) {  // scalars default to [-3, 3], tensors to [0, 10]
@@ -208,8 +195,8 @@ bool NodeParser::parameters(Node& n, const YamlValue& v, const std::string& path
       ok = false;
     } else {
       warning(given, where,
-              std::string("low and high go together: ") + (low ? "high" : "low") +
-                  " keeps its default " + (low ? "10" : "0"));
+              std::string("low and high go together: ") + (low ? "high" : "low") + " keeps its default " +
+                  (low ? "10" : "0"));
     }
   }
   n.has_range = low || high;
@@ -254,14 +241,12 @@ bool NodeParser::init_method(Node& n, const YamlValue& v, const std::string& pat
   auto it = std::find_if(kInits.begin(), kInits.end(), [&](auto& e) { return e.first == name; });
   if (it == kInits.end()) {
     error(*init, path + ".init",
-          "unknown init '" + name + "'" + did_you_mean(name, names) +
-              "; expected one of: " + join(names));
+          "unknown init '" + name + "'" + did_you_mean(name, names) + "; expected one of: " + join(names));
     return false;
   }
   n.init = it->second;
   if (!init_applies(it->second, n.dtype))
-    defer(n, *init, path + ".init",
-          "init '" + name + "' cannot produce dtype " + std::string(opsfuzz::name(n.dtype)));
+    defer(n, *init, path + ".init", "init '" + name + "' cannot produce dtype " + std::string(opsfuzz::name(n.dtype)));
   return true;
 }
 

@@ -15,8 +15,8 @@ bool is_alnum(char32_t c) {
   static constexpr Range kAlnum[] = {
 #include "suite/unicode_alnum.inc"
   };
-  auto it = std::upper_bound(std::begin(kAlnum), std::end(kAlnum), c,
-                             [](char32_t x, const Range& r) { return x < r.first; });
+  auto it =
+      std::upper_bound(std::begin(kAlnum), std::end(kAlnum), c, [](char32_t x, const Range& r) { return x < r.first; });
   return it != std::begin(kAlnum) && c <= std::prev(it)->last;
 }
 
@@ -26,8 +26,7 @@ char32_t next_code_point(std::string_view text, size_t& k) {
   int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
   if (k + extra >= text.size()) extra = 0;  // truncated sequence: take the byte alone
   char32_t cp = extra ? (c & (0x3F >> extra)) : c;
-  for (int e = 1; e <= extra; ++e)
-    cp = (cp << 6) | (static_cast<unsigned char>(text[k + e]) & 0x3F);
+  for (int e = 1; e <= extra; ++e) cp = (cp << 6) | (static_cast<unsigned char>(text[k + e]) & 0x3F);
   k += extra + 1;
   return cp;
 }
@@ -38,10 +37,8 @@ std::string sanitize(std::string_view text, bool keep_dash_underscore) {
     size_t start = k;
     char32_t cp = next_code_point(text, k);
     bool keep = is_alnum(cp) || (keep_dash_underscore && (cp == '-' || cp == '_'));
-    if (keep)
-      out.append(text.substr(start, k - start));
-    else
-      out += '_';
+    if (keep) out.append(text.substr(start, k - start));
+    else out += '_';
   }
   return out;
 }
@@ -52,14 +49,11 @@ std::string sanitize_id_value(std::string_view text) { return sanitize(text, tru
 
 std::string sanitize_op(std::string_view text) { return sanitize(text, false); }
 
-std::string template_id(const std::string& base,
-                        const std::vector<std::pair<std::string, YamlValue>>& assignment) {
+std::string template_id(const std::string& base, const std::vector<std::pair<std::string, YamlValue>>& assignment) {
   auto sorted = assignment;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string id = base;
-  for (const auto& [name, value] : sorted)
-    id += "__" + name + "=" + sanitize_id_value(python_str(value));
+  for (const auto& [name, value] : sorted) id += "__" + name + "=" + sanitize_id_value(python_str(value));
   return id;
 }
 
@@ -83,8 +77,7 @@ IdFilter::IdFilter(std::string_view list) {
 bool IdFilter::matches(std::string_view id) const {
   if (patterns_.empty()) return true;
   for (const auto& p : patterns_) {
-    if (p.back() == '*' ? id.starts_with(std::string_view(p).substr(0, p.size() - 1)) : id == p)
-      return true;
+    if (p.back() == '*' ? id.starts_with(std::string_view(p).substr(0, p.size() - 1)) : id == p) return true;
   }
   return false;
 }

@@ -18,8 +18,7 @@ std::string sanitize_op(std::string_view text);
 
 // "<base>__name=value..." with one segment per var in name order; values rendered with Python's
 // str() and sanitized; a value naming a dim keeps its symbol.
-std::string template_id(const std::string& base,
-                        const std::vector<std::pair<std::string, YamlValue>>& assignment);
+std::string template_id(const std::string& base, const std::vector<std::pair<std::string, YamlValue>>& assignment);
 
 // Id of a test written without one: "<op sanitized>__<position in the merged tests list>".
 std::string default_id(std::string_view op, size_t position);

@@ -21,8 +21,7 @@ Pos pos_of(const YAML::Mark& mark, const FileName& file, const Pos& fallback) {
   return Pos{file, mark.line + 1, mark.column + 1};
 }
 
-YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent,
-                  Diagnostics& diagnostics);
+YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent, Diagnostics& diagnostics);
 
 // A scalar as PyYAML reads it: plain scalars by YAML 1.1 implicit typing, quoted ones are strings.
 YamlValue convert_scalar(const YAML::Node& node, const Pos& pos) {
@@ -41,8 +40,7 @@ void apply_merge_keys(YamlValue& map) {
   for (auto it = map.entries.begin(); it != map.entries.end();) {
     if (it->first.is_symbol() && it->first.s == "<<") {
       const YamlValue& source = it->second;
-      if (source.is_map())
-        merged.insert(merged.end(), source.entries.begin(), source.entries.end());
+      if (source.is_map()) merged.insert(merged.end(), source.entries.begin(), source.entries.end());
       for (const auto& item : source.items)
         if (item.is_map()) merged.insert(merged.end(), item.entries.begin(), item.entries.end());
       it = map.entries.erase(it);
@@ -54,8 +52,7 @@ void apply_merge_keys(YamlValue& map) {
     if (!entry.first.is_string() || !map.find(entry.first.s)) map.entries.push_back(entry);
 }
 
-YamlValue convert_map(const YAML::Node& node, const FileName& file, const Pos& pos,
-                      Diagnostics& diagnostics) {
+YamlValue convert_map(const YAML::Node& node, const FileName& file, const Pos& pos, Diagnostics& diagnostics) {
   YamlValue out = YamlValue::map(pos);
   for (const auto& item : node) {
     YamlValue key = convert(item.first, file, pos, diagnostics);
@@ -77,21 +74,17 @@ YamlValue convert_map(const YAML::Node& node, const FileName& file, const Pos& p
   return out;
 }
 
-YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent,
-                  Diagnostics& diagnostics) {
+YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent, Diagnostics& diagnostics) {
   Pos pos = pos_of(node.Mark(), file, parent);
   switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return convert_scalar(node, pos);
+    case YAML::NodeType::Scalar: return convert_scalar(node, pos);
     case YAML::NodeType::Sequence: {
       YamlValue out = YamlValue::list(pos);
       for (const auto& item : node) out.items.push_back(convert(item, file, pos, diagnostics));
       return out;
     }
-    case YAML::NodeType::Map:
-      return convert_map(node, file, pos, diagnostics);
-    default:
-      return YamlValue::null(pos);
+    case YAML::NodeType::Map: return convert_map(node, file, pos, diagnostics);
+    default: return YamlValue::null(pos);
   }
 }
 
@@ -105,9 +98,7 @@ std::optional<int64_t> dim_value(const YamlValue& v) {
   return static_cast<int64_t>(number->f);
 }
 
-std::vector<std::string> names(std::initializer_list<const char*> list) {
-  return {list.begin(), list.end()};
-}
+std::vector<std::string> names(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
 
 class Loader {
  public:
@@ -122,8 +113,8 @@ class Loader {
   void merge_presets(const YamlValue& presets, const std::string& file);
   void add_tests(const YamlValue& tests, const std::string& directory);
   // Same name in two files: equal values merge silently, different ones are an error.
-  bool merge_definition(std::map<std::string, Definition>& into, const YamlValue& key,
-                        const YamlValue& value, const std::string& file, const char* what);
+  bool merge_definition(std::map<std::string, Definition>& into, const YamlValue& key, const YamlValue& value,
+                        const std::string& file, const char* what);
 
   Document& doc_;
   Diagnostics& diagnostics_;
@@ -156,18 +147,15 @@ void Loader::load_text(const std::string& text, const fs::path& shown, bool root
   for (const auto& [key, value] : top.entries)
     if (!key.is_string() || std::find(kTopKeys.begin(), kTopKeys.end(), key.s) == kTopKeys.end())
       diagnostics_.error(key.pos, "", "",
-                         "unknown top-level key '" + python_str(key) + "'" +
-                             did_you_mean(python_str(key), kTopKeys));
+                         "unknown top-level key '" + python_str(key) + "'" + did_you_mean(python_str(key), kTopKeys));
   stack_.push_back(identity);
   fs::path directory = shown.parent_path();
   if (const YamlValue* include = top.find("include")) load_includes(*include, directory);
   std::string file = shown.string();
   if (const YamlValue* dims = top.find("dims")) merge_dims(*dims, file);
   if (const YamlValue* presets = top.find("presets")) merge_presets(*presets, file);
-  if (const YamlValue* tests = top.find("tests"))
-    add_tests(*tests, directory.string());
-  else if (root)
-    diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
+  if (const YamlValue* tests = top.find("tests")) add_tests(*tests, directory.string());
+  else if (root) diagnostics_.error(top.pos, "", "", "missing required key 'tests'");
   stack_.pop_back();
 }
 
@@ -197,8 +185,8 @@ void Loader::load_includes(const YamlValue& include, const fs::path& directory) 
   }
 }
 
-bool Loader::merge_definition(std::map<std::string, Definition>& into, const YamlValue& key,
-                              const YamlValue& value, const std::string& file, const char* what) {
+bool Loader::merge_definition(std::map<std::string, Definition>& into, const YamlValue& key, const YamlValue& value,
+                              const std::string& file, const char* what) {
   auto [it, inserted] = into.emplace(key.s, Definition{&value, file});
   if (inserted) return true;
   if (!python_equal(*it->second.value, value))
@@ -221,13 +209,11 @@ void Loader::merge_dims(const YamlValue& dims, const std::string& file) {
     }
     auto size = dim_value(value);
     if (!size || *size < 0) {
-      diagnostics_.error(
-          value.pos, "", "dims." + key.s,
-          "dim '" + key.s + "' must be a non-negative integer, got " + python_repr(value));
+      diagnostics_.error(value.pos, "", "dims." + key.s,
+                         "dim '" + key.s + "' must be a non-negative integer, got " + python_repr(value));
       continue;
     }
-    if (merge_definition(doc_.dim_definitions, key, value, file, "dims"))
-      doc_.dims[key.s] = *size;
+    if (merge_definition(doc_.dim_definitions, key, value, file, "dims")) doc_.dims[key.s] = *size;
   }
 }
 
@@ -275,8 +261,7 @@ Document load_document(const std::string& path, Diagnostics& diagnostics) {
   return doc;
 }
 
-Document load_document_text(const std::string& text, const std::string& name,
-                            Diagnostics& diagnostics) {
+Document load_document_text(const std::string& text, const std::string& name, Diagnostics& diagnostics) {
   Document doc;
   Loader(doc, diagnostics).load_text(text, fs::path(name), true);
   return doc;

@@ -40,7 +40,6 @@ YamlValue parse_yaml(const std::string& text, const std::string& file, Diagnosti
 // a file reached twice contributes once). Problems go to diagnostics.
 Document load_document(const std::string& path, Diagnostics& diagnostics);
 // Same for a root document given as text, named `name` in messages.
-Document load_document_text(const std::string& text, const std::string& name,
-                            Diagnostics& diagnostics);
+Document load_document_text(const std::string& text, const std::string& name, Diagnostics& diagnostics);
 
 }  // namespace opsfuzz::suite

@@ -24,7 +24,6 @@ uint64_t fnv1a(uint64_t h, std::string_view bytes) {
   return h;
 }
 
-
 at::TensorOptions doubles() { return at::TensorOptions().dtype(at::kDouble); }
 
 // Values of one real part, drawn in float64 then cast, so every dtype follows the same rule.
@@ -32,26 +31,22 @@ at::Tensor sample_real(const Node& n, at::IntArrayRef shape, at::Generator& g) {
   bool is_bool = n.dtype == at::kBool;
   double low = n.has_range || !is_bool ? n.low : 0, high = n.has_range || !is_bool ? n.high : 1;
   switch (n.init) {
-    case Init::Zeros:
-      return at::zeros(shape, doubles());
-    case Init::Ones:
-      return at::ones(shape, doubles());
+    case Init::Zeros: return at::zeros(shape, doubles());
+    case Init::Ones: return at::ones(shape, doubles());
     case Init::Normal: {
       at::Tensor t = at::empty(shape, doubles()).normal_(n.mean, n.std, g);
       return n.has_range ? t.clamp_(n.low, n.high) : t;  // a range bounds normal samples
     }
-    case Init::Uniform:
-      return at::empty(shape, doubles()).uniform_(low, high, g);
+    case Init::Uniform: return at::empty(shape, doubles()).uniform_(low, high, g);
     case Init::Randint: {
       auto from = static_cast<int64_t>(std::ceil(low));
       auto to = static_cast<int64_t>(std::floor(high)) + 1;  // inclusive high
       if (to <= from)
-        throw std::invalid_argument("randint range [" + std::to_string(low) + ", " +
-                                    std::to_string(high) + "] holds no integer");
+        throw std::invalid_argument("randint range [" + std::to_string(low) + ", " + std::to_string(high) +
+                                    "] holds no integer");
       return at::empty(shape, doubles()).random_(from, to, g);
     }
-    case Init::Bernoulli:
-      return at::empty(shape, doubles()).bernoulli_(n.p, g);
+    case Init::Bernoulli: return at::empty(shape, doubles()).bernoulli_(n.p, g);
   }
   return {};
 }
@@ -66,8 +61,7 @@ at::Tensor sample_tensor(const Node& n, at::IntArrayRef shape, at::Generator& g)
     t = sample_real(n, shape, g);
   }
   t = t.to(n.dtype);
-  if (n.requires_grad && (c10::isFloatingType(n.dtype) || c10::isComplexType(n.dtype)))
-    t.requires_grad_(true);
+  if (n.requires_grad && (c10::isFloatingType(n.dtype) || c10::isComplexType(n.dtype))) t.requires_grad_(true);
   return t;
 }
 
@@ -82,8 +76,7 @@ void flatten_ints(const YamlValue& v, std::vector<int64_t>& out) {
 }
 
 // One element's bits, as the unsigned integer of its width, in the machine's order.
-template <class Unsigned>
-void store(char* element, uint64_t bits) {
+template <class Unsigned> void store(char* element, uint64_t bits) {
   auto u = static_cast<Unsigned>(bits);
   std::memcpy(element, &u, sizeof u);
 }
@@ -107,8 +100,7 @@ at::Tensor floating_elements(const YamlValue& value, at::ScalarType dtype) {
     for (size_t k = 0; k < elements.size(); ++k)
       if (auto bits = parse_bits(*elements[k]))
         store_bits(reinterpret_cast<char*>(data + k), bits->bits, sizeof(scalar_t));
-      else
-        data[k] = static_cast<scalar_t>(number_of(*elements[k]));
+      else data[k] = static_cast<scalar_t>(number_of(*elements[k]));
   });
   return t;
 }
@@ -150,9 +142,7 @@ c10::IValue sample_scalar(const Node& n, at::Generator& g) {
 
 // Builds a list IValue typed by its elements, as the schema types expect (int[], Tensor[], ...).
 c10::IValue typed_list(const std::vector<c10::IValue>& items) {
-  auto all = [&](auto pred) {
-    return !items.empty() && std::all_of(items.begin(), items.end(), pred);
-  };
+  auto all = [&](auto pred) { return !items.empty() && std::all_of(items.begin(), items.end(), pred); };
   if (all([](const c10::IValue& v) { return v.isInt(); })) {
     c10::List<int64_t> l;
     for (const auto& v : items) l.push_back(v.toInt());
@@ -175,8 +165,7 @@ c10::IValue typed_list(const std::vector<c10::IValue>& items) {
   }
   if (all([](const c10::IValue& v) { return v.isTensor() || v.isNone(); })) {
     c10::List<c10::optional<at::Tensor>> l;
-    for (const auto& v : items)
-      l.push_back(v.isNone() ? c10::nullopt : c10::optional<at::Tensor>(v.toTensor()));
+    for (const auto& v : items) l.push_back(v.isNone() ? c10::nullopt : c10::optional<at::Tensor>(v.toTensor()));
     return l;
   }
   if (all([](const c10::IValue& v) { return v.isString(); })) {
@@ -195,8 +184,7 @@ std::shared_ptr<Module> construct(const Node& n, at::Generator& g, const std::st
   std::vector<c10::IValue> args;
   for (const auto& a : n.args) args.push_back(materialize_with(a, g, directory));
   Kwargs kwargs;
-  for (const auto& [name, a] : n.kwargs)
-    kwargs.emplace_back(name, materialize_with(a, g, directory));
+  for (const auto& [name, a] : n.kwargs) kwargs.emplace_back(name, materialize_with(a, g, directory));
   // Module constructors initialize weights from the global CPU generator: seed it from this
   // node's generator, under a lock, so construction is reproducible.
   uint64_t seed;
@@ -213,24 +201,19 @@ std::shared_ptr<Module> construct(const Node& n, at::Generator& g, const std::st
 c10::IValue materialize_with(const Node& n, at::Generator& g, const std::string& directory) {
   if (!n.defect.empty()) throw std::invalid_argument(n.defect);
   switch (n.type) {
-    case NodeType::Tensor:
-      return sample_tensor(n, n.shape, g);
+    case NodeType::Tensor: return sample_tensor(n, n.shape, g);
     case NodeType::ScalarTensor:
       if (n.has_value) return const_tensor(n);  // its shape is []
       return sample_tensor(n, {}, g);
     case NodeType::ConstTensor:
       if (n.has_value) return const_tensor(n);
       return sample_tensor(n, n.shape, g);
-    case NodeType::Scalar:
-      return sample_scalar(n, g);
-    case NodeType::IntList:
-      return c10::List<int64_t>(n.ints);
+    case NodeType::Scalar: return sample_scalar(n, g);
+    case NodeType::IntList: return c10::List<int64_t>(n.ints);
     case NodeType::List: {
       std::vector<c10::IValue> items;
-      for (int64_t k = 0; k < n.len; ++k)
-        items.push_back(materialize_with(n.elems[0], g, directory));
-      if (items.empty() &&
-          (n.elems[0].type == NodeType::Tensor || n.elems[0].type == NodeType::ConstTensor))
+      for (int64_t k = 0; k < n.len; ++k) items.push_back(materialize_with(n.elems[0], g, directory));
+      if (items.empty() && (n.elems[0].type == NodeType::Tensor || n.elems[0].type == NodeType::ConstTensor))
         return c10::List<at::Tensor>();
       return typed_list(items);
     }
@@ -240,15 +223,12 @@ c10::IValue materialize_with(const Node& n, at::Generator& g, const std::string&
       return c10::ivalue::Tuple::create(std::move(items));
     }
     case NodeType::Optional: {
-      bool none =
-          n.p_none > 0 && at::empty({}, doubles()).bernoulli_(n.p_none, g).item<double>() != 0;
+      bool none = n.p_none > 0 && at::empty({}, doubles()).bernoulli_(n.p_none, g).item<double>() != 0;
       return none ? c10::IValue() : materialize_with(n.elems[0], g, directory);
     }
-    case NodeType::Const:
-      return literal_ivalue(n.value);
+    case NodeType::Const: return literal_ivalue(n.value);
     case NodeType::Module:
-    case NodeType::Construct:
-      return module_to_ivalue(construct(n, g, directory));
+    case NodeType::Construct: return module_to_ivalue(construct(n, g, directory));
   }
   return {};
 }
@@ -264,16 +244,11 @@ uint64_t input_seed(uint64_t run_seed, std::string_view test_id, std::string_vie
 
 c10::IValue literal_ivalue(const YamlValue& v) {
   switch (v.kind) {
-    case YamlValue::Kind::Null:
-      return {};
-    case YamlValue::Kind::Bool:
-      return v.b;
-    case YamlValue::Kind::Int:
-      return v.i;
-    case YamlValue::Kind::Float:
-      return v.f;
-    case YamlValue::Kind::String:
-      return v.s;
+    case YamlValue::Kind::Null: return {};
+    case YamlValue::Kind::Bool: return v.b;
+    case YamlValue::Kind::Int: return v.i;
+    case YamlValue::Kind::Float: return v.f;
+    case YamlValue::Kind::String: return v.s;
     case YamlValue::Kind::List: {
       std::vector<c10::IValue> items;
       for (const auto& item : v.items) items.push_back(literal_ivalue(item));
@@ -298,31 +273,26 @@ at::Tensor complex_from_packed(const at::Tensor& packed) {
   if (packed.dim() == 0 || packed.size(-1) != 2 || !packed.is_floating_point())
     throw std::invalid_argument(
         "cast_input0_to_complex: input 0 must be a complex tensor or a real floating tensor of "
-        "shape [..., 2], got " + std::string(opsfuzz::name(packed.scalar_type())) + " of shape " +
-        c10::str(packed.sizes()));
+        "shape [..., 2], got " +
+        std::string(opsfuzz::name(packed.scalar_type())) + " of shape " + c10::str(packed.sizes()));
   at::Tensor real = packed.scalar_type() == at::kDouble ? packed : packed.to(at::kFloat);
   return at::view_as_complex(real.contiguous());
 }
 
 // The two sides of a pair test get the same inputs (and weights): they are seeded by the pair.
-static const std::string& seed_id(const Test& test) {
-  return test.pair.empty() ? test.id : test.pair;
-}
+static const std::string& seed_id(const Test& test) { return test.pair.empty() ? test.id : test.pair; }
 
 Inputs materialize_inputs(const Test& test, uint64_t run_seed) {
   Inputs inputs;
   for (size_t k = 0; k < test.in.size(); ++k) {
     std::string path = "in[" + std::to_string(k) + "]";
-    inputs.args.push_back(
-        materialize(test.in[k], input_seed(run_seed, seed_id(test), path), test.directory));
+    inputs.args.push_back(materialize(test.in[k], input_seed(run_seed, seed_id(test), path), test.directory));
   }
   for (const auto& [name, node] : test.kwargs)
     inputs.kwargs.emplace_back(
-        name,
-        materialize(node, input_seed(run_seed, seed_id(test), "kwargs." + name), test.directory));
+        name, materialize(node, input_seed(run_seed, seed_id(test), "kwargs." + name), test.directory));
   if (test.cast_input0_to_complex && !inputs.args.empty()) {
-    if (!inputs.args[0].isTensor())
-      throw std::invalid_argument("cast_input0_to_complex: input 0 is not a tensor");
+    if (!inputs.args[0].isTensor()) throw std::invalid_argument("cast_input0_to_complex: input 0 is not a tensor");
     inputs.args[0] = complex_from_packed(inputs.args[0].toTensor());
   }
   return inputs;

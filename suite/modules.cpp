@@ -24,8 +24,8 @@ std::shared_ptr<Module> Module::clone() const {
 }
 
 void Module::to(c10::ScalarType dtype) {
-  throw UnconvertibleModule(std::string("this module cannot be converted to ") +
-                            std::string(opsfuzz::name(dtype)) + ": its class does not implement to()");
+  throw UnconvertibleModule(std::string("this module cannot be converted to ") + std::string(opsfuzz::name(dtype)) +
+                            ": its class does not implement to()");
 }
 
 std::shared_ptr<Module> converted_copy(const Module& module, c10::ScalarType dtype) {
@@ -71,9 +71,7 @@ class ScriptModule : public Module {
     return module_.get_method("forward")(args, named);
   }
   // torch::jit::Module::clone deep-copies the attributes, tensors included.
-  std::shared_ptr<Module> clone() const override {
-    return std::make_shared<ScriptModule>(module_.clone());
-  }
+  std::shared_ptr<Module> clone() const override { return std::make_shared<ScriptModule>(module_.clone()); }
   // Not torch::jit::Module::to: it would convert integral buffers too.
   void to(c10::ScalarType dtype) override {
     for (const at::Tensor& t : module_.parameters()) convert_floating(t, dtype);
@@ -97,8 +95,7 @@ std::shared_ptr<Module> load_script_module(const std::string& spec, const std::s
         "Python source modules cannot be loaded; save the module with torch.jit.save and use "
         "file:PATH.pt");
   std::filesystem::path path(file);
-  if (path.is_relative() && !directory.empty() && std::filesystem::exists(directory / path))
-    path = directory / path;
+  if (path.is_relative() && !directory.empty() && std::filesystem::exists(directory / path)) path = directory / path;
   torch::jit::Module module = torch::jit::load(path.string());
   size_t start = 0;
   while (!attribute.empty() && start <= attribute.size()) {  // "a.b": nested submodules
@@ -117,16 +114,14 @@ struct ModuleCapsule : torch::CustomClassHolder {
 
 }  // namespace
 
-Bound::Bound(const std::string& what, const Signature& signature,
-             const std::vector<c10::IValue>& args, const Kwargs& kwargs, bool variadic)
+Bound::Bound(const std::string& what, const Signature& signature, const std::vector<c10::IValue>& args,
+             const Kwargs& kwargs, bool variadic)
     : what_(what) {
   // Python's rules, as for operators; a variadic signature is (*args, name=default, ...).
   std::vector<opcall::Parameter> params;
   params.reserve(signature.size());
-  for (const auto& p : signature)
-    params.push_back({p.name, p.default_value ? &*p.default_value : nullptr, variadic});
-  std::vector<c10::IValue> values =
-      opcall::bind_arguments(what, params, args, kwargs, variadic ? &rest_ : nullptr);
+  for (const auto& p : signature) params.push_back({p.name, p.default_value ? &*p.default_value : nullptr, variadic});
+  std::vector<c10::IValue> values = opcall::bind_arguments(what, params, args, kwargs, variadic ? &rest_ : nullptr);
   for (size_t k = 0; k < signature.size(); ++k) values_[signature[k].name] = std::move(values[k]);
 }
 
@@ -142,8 +137,7 @@ void Bound::wrong_type(const std::string& name, const char* expected) const {
                                         "' (dim symbols are not resolved in constructor arguments: "
                                         "pass them through template vars)"
                                   : "";
-  throw std::invalid_argument(what_ + ": argument '" + name + "' expects " + expected + ", got " +
-                              describe(v) + hint);
+  throw std::invalid_argument(what_ + ": argument '" + name + "' expects " + expected + ", got " + describe(v) + hint);
 }
 
 int64_t Bound::i(const std::string& name) const {
@@ -204,13 +198,11 @@ std::optional<bool> Bound::opt_b(const std::string& name) const {
   return b(name);
 }
 
-void register_builtin_module(const std::string& path, Signature signature, ModuleFactory factory,
-                             bool variadic) {
+void register_builtin_module(const std::string& path, Signature signature, ModuleFactory factory, bool variadic) {
   raw_registry().entries[path] = Entry{std::move(signature), std::move(factory), variadic};
 }
 
-void register_module(const std::string& path, Signature signature, ModuleFactory factory,
-                     bool variadic) {
+void register_module(const std::string& path, Signature signature, ModuleFactory factory, bool variadic) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   r.entries[path] = Entry{std::move(signature), std::move(factory), variadic};
@@ -230,8 +222,8 @@ std::vector<std::string> registered_modules() {
   return out;
 }
 
-std::shared_ptr<Module> make_module(const std::string& path, const std::vector<c10::IValue>& args,
-                                    const Kwargs& kwargs, const std::string& directory) {
+std::shared_ptr<Module> make_module(const std::string& path, const std::vector<c10::IValue>& args, const Kwargs& kwargs,
+                                    const std::string& directory) {
   if (path.starts_with("file:")) {
     auto module = load_script_module(path, directory);
     if (!args.empty() || !kwargs.empty())

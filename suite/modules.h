@@ -67,8 +67,8 @@ class Bound {
  public:
   // Throws opcall::BindError (a std::invalid_argument) naming `what` on a missing, unknown or
   // repeated argument, or too many positionals.
-  Bound(const std::string& what, const Signature& signature, const std::vector<c10::IValue>& args,
-        const Kwargs& kwargs, bool variadic = false);
+  Bound(const std::string& what, const Signature& signature, const std::vector<c10::IValue>& args, const Kwargs& kwargs,
+        bool variadic = false);
 
   const c10::IValue& get(const std::string& name) const;
   bool none(const std::string& name) const { return get(name).isNone(); }
@@ -94,15 +94,14 @@ using ModuleFactory = std::function<std::shared_ptr<Module>(const Bound&)>;
 
 // Registers a module path (e.g. "mylib.MyBlock") with its constructor signature; a later
 // registration of the same path replaces the earlier one.
-void register_module(const std::string& path, Signature signature, ModuleFactory factory,
-                     bool variadic = false);
+void register_module(const std::string& path, Signature signature, ModuleFactory factory, bool variadic = false);
 bool is_registered_module(const std::string& path);
 std::vector<std::string> registered_modules();
 
 // Constructs the module at `path`: a registered name, or `file:PATH.pt[::a.b]` (TorchScript;
 // relative to `directory`). Throws UnsupportedModule for `file:*.py`, std::exception otherwise.
-std::shared_ptr<Module> make_module(const std::string& path, const std::vector<c10::IValue>& args,
-                                    const Kwargs& kwargs, const std::string& directory = "");
+std::shared_ptr<Module> make_module(const std::string& path, const std::vector<c10::IValue>& args, const Kwargs& kwargs,
+                                    const std::string& directory = "");
 
 // Constructed objects travel as capsule IValues (construct nodes, Sequential's arguments).
 c10::IValue module_to_ivalue(std::shared_ptr<Module> module);

@@ -12,8 +12,7 @@ namespace opsfuzz::suite {
 
 // Registers a built-in name; the registry calls register_builtin_modules once, on first use
 // (modules.cpp).
-void register_builtin_module(const std::string& path, Signature signature, ModuleFactory factory,
-                             bool variadic);
+void register_builtin_module(const std::string& path, Signature signature, ModuleFactory factory, bool variadic);
 // Converts a parameter or buffer to `dtype` in place when it is floating-point (modules.cpp).
 void convert_floating(const at::Tensor& t, c10::ScalarType dtype);
 // Registers the built-in `torch.nn.*` names (modules_nn.cpp).
@@ -34,20 +33,18 @@ at::Tensor tensor(const Bound& b, const std::string& name);
 // An undefined tensor stands for None in the C++ frontend's forward signatures.
 at::Tensor tensor_or_undefined(const Bound& b, const std::string& name);
 
-template <class T>
-c10::optional<T> c10_opt(const std::optional<T>& v) {
+template <class T> c10::optional<T> c10_opt(const std::optional<T>& v) {
   return v ? c10::optional<T>(*v) : c10::nullopt;
 }
 
 c10::IValue tuple(std::vector<c10::IValue> items);
 
-template <size_t D>
-torch::ExpandingArray<D> arr(const Bound& b, const std::string& name) {
+template <size_t D> torch::ExpandingArray<D> arr(const Bound& b, const std::string& name) {
   auto v = b.ints(name);
   if (v.size() == 1) return torch::ExpandingArray<D>(v[0]);
   if (v.size() != D)
-    throw std::invalid_argument(b.what() + ": argument '" + name + "' expects an int or " +
-                                std::to_string(D) + " ints");
+    throw std::invalid_argument(b.what() + ": argument '" + name + "' expects an int or " + std::to_string(D) +
+                                " ints");
   return torch::ExpandingArray<D>(at::ArrayRef<int64_t>(v));
 }
 
@@ -71,13 +68,11 @@ class FnModule : public Module {
 
 // A torch::nn module (M is its holder, e.g. nn::Linear) with a forward function of its bound
 // forward arguments.
-template <class M>
-class NnModule : public Module {
+template <class M> class NnModule : public Module {
  public:
   using Fn = std::function<c10::IValue(M&, const Bound&)>;
   NnModule(std::string what, Signature signature, M m, Fn fn)
-      : what_(std::move(what)), signature_(std::move(signature)), m_(std::move(m)),
-        fn_(std::move(fn)) {}
+      : what_(std::move(what)), signature_(std::move(signature)), m_(std::move(m)), fn_(std::move(fn)) {}
   c10::IValue forward(const std::vector<c10::IValue>& args, const Kwargs& kwargs) override {
     return fn_(m_, Bound(what_, signature_, args, kwargs));
   }
@@ -100,27 +95,23 @@ class NnModule : public Module {
 };
 
 // Puts a torch::nn module in eval mode and keeps it for its forward function.
-template <class M>
-std::shared_ptr<Module> wrap(const Bound& ctor, M m, Signature forward_signature,
-                             std::function<c10::IValue(M&, const Bound&)> fn) {
+template <class M> std::shared_ptr<Module> wrap(const Bound& ctor, M m, Signature forward_signature,
+                                                std::function<c10::IValue(M&, const Bound&)> fn) {
   m->eval();
-  return std::make_shared<NnModule<M>>(ctor.what() + ".forward", std::move(forward_signature),
-                                       std::move(m), std::move(fn));
+  return std::make_shared<NnModule<M>>(ctor.what() + ".forward", std::move(forward_signature), std::move(m),
+                                       std::move(fn));
 }
 
 // The usual case: forward(input) -> Tensor.
-template <class M>
-std::shared_ptr<Module> unary(const Bound& ctor, M m) {
-  return wrap<M>(ctor, std::move(m), {"input"}, [](M& m, const Bound& in) {
-    return c10::IValue(m->forward(tensor(in, "input")));
-  });
+template <class M> std::shared_ptr<Module> unary(const Bound& ctor, M m) {
+  return wrap<M>(ctor, std::move(m), {"input"},
+                 [](M& m, const Bound& in) { return c10::IValue(m->forward(tensor(in, "input"))); });
 }
 
 Signature placement(Signature s);
 
 // Applies the `device` and `dtype` constructor arguments of parametric modules.
-template <class M>
-M placed(M m, const Bound& b) {
+template <class M> M placed(M m, const Bound& b) {
   const auto& device = b.get("device");
   if (!device.isNone() && !(device.isString() && device.toStringRef() == "cpu") &&
       !(device.isDevice() && device.toDevice().is_cpu()))
@@ -136,8 +127,7 @@ M placed(M m, const Bound& b) {
   return m;
 }
 
-void reg(const std::string& name, Signature signature, ModuleFactory factory,
-         bool variadic = false);
+void reg(const std::string& name, Signature signature, ModuleFactory factory, bool variadic = false);
 
 // The families, each registering its names; register_builtin_modules calls them.
 void register_linear_and_conv();          // nn_linear_conv.cpp

@@ -22,9 +22,7 @@ at::Tensor tensor_or_undefined(const Bound& b, const std::string& name) {
   return b.none(name) ? at::Tensor() : tensor(b, name);
 }
 
-c10::IValue tuple(std::vector<c10::IValue> items) {
-  return c10::ivalue::Tuple::create(std::move(items));
-}
+c10::IValue tuple(std::vector<c10::IValue> items) { return c10::ivalue::Tuple::create(std::move(items)); }
 
 Signature placement(Signature s) {
   s.push_back({"device", None});
@@ -32,8 +30,7 @@ Signature placement(Signature s) {
   return s;
 }
 
-void reg(const std::string& name, Signature signature, ModuleFactory factory,
-         bool variadic) {
+void reg(const std::string& name, Signature signature, ModuleFactory factory, bool variadic) {
   register_builtin_module("torch.nn." + name, std::move(signature), std::move(factory), variadic);
 }
 

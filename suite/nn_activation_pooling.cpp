@@ -7,12 +7,10 @@ namespace {
 
 // An activation computed by an ATen function (for modules the C++ frontend lacks, or whose
 // Python arguments it does not take).
-void reg_fn(const std::string& name, Signature ctor,
-            std::function<at::Tensor(const Bound&, const at::Tensor&)> fn) {
+void reg_fn(const std::string& name, Signature ctor, std::function<at::Tensor(const Bound&, const at::Tensor&)> fn) {
   reg(name, ctor, [name, fn](const Bound& b) -> std::shared_ptr<Module> {
-    return std::make_shared<FnModule>(
-        b.what() + ".forward", Signature{"input"},
-        [b, fn](const Bound& in) { return c10::IValue(fn(b, tensor(in, "input"))); });
+    return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
+                                      [b, fn](const Bound& in) { return c10::IValue(fn(b, tensor(in, "input"))); });
   });
 }
 
@@ -22,8 +20,7 @@ int64_t implicit_softmax_dim(const at::Tensor& x) {
   return (n == 0 || n == 1 || n == 3) ? 0 : 1;
 }
 
-template <size_t D, class Holder>
-void register_max_pool(const std::string& name) {
+template <size_t D, class Holder> void register_max_pool(const std::string& name) {
   reg(name,
       {"kernel_size",
        {"stride", None},
@@ -44,13 +41,8 @@ void register_max_pool(const std::string& name) {
       });
 }
 
-template <size_t D, class Holder>
-void register_avg_pool(const std::string& name) {
-  Signature s = {"kernel_size",
-                 {"stride", None},
-                 {"padding", 0},
-                 {"ceil_mode", false},
-                 {"count_include_pad", true}};
+template <size_t D, class Holder> void register_avg_pool(const std::string& name) {
+  Signature s = {"kernel_size", {"stride", None}, {"padding", 0}, {"ceil_mode", false}, {"count_include_pad", true}};
   if (D > 1) s.push_back({"divisor_override", None});
   reg(name, s, [](const Bound& b) {
     nn::AvgPoolOptions<D> o(arr<D>(b, "kernel_size"));
@@ -65,48 +57,34 @@ void register_avg_pool(const std::string& name) {
 }  // namespace
 
 void register_activations() {
-  reg("ReLU", {{"inplace", false}},
-      [](const Bound& b) { return unary(b, nn::ReLU(nn::ReLUOptions(b.b("inplace")))); });
+  reg("ReLU", {{"inplace", false}}, [](const Bound& b) { return unary(b, nn::ReLU(nn::ReLUOptions(b.b("inplace")))); });
   reg("ReLU6", {{"inplace", false}},
       [](const Bound& b) { return unary(b, nn::ReLU6(nn::ReLU6Options(b.b("inplace")))); });
   reg("LeakyReLU", {{"negative_slope", 0.01}, {"inplace", false}}, [](const Bound& b) {
-    return unary(
-        b,
-        nn::LeakyReLU(
-            nn::LeakyReLUOptions().negative_slope(b.d("negative_slope")).inplace(b.b("inplace"))));
+    return unary(b,
+                 nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(b.d("negative_slope")).inplace(b.b("inplace"))));
   });
   reg("PReLU", placement({{"num_parameters", 1}, {"init", 0.25}}), [](const Bound& b) {
-    return unary(
-        b, placed(nn::PReLU(
-                      nn::PReLUOptions().num_parameters(b.i("num_parameters")).init(b.d("init"))),
-                  b));
+    return unary(b, placed(nn::PReLU(nn::PReLUOptions().num_parameters(b.i("num_parameters")).init(b.d("init"))), b));
   });
-  reg("ELU", {{"alpha", 1.0}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::ELU(nn::ELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace"))));
-  });
-  reg("SELU", {{"inplace", false}},
-      [](const Bound& b) { return unary(b, nn::SELU(nn::SELUOptions(b.b("inplace")))); });
-  reg("GELU", {{"approximate", str("none")}}, [](const Bound& b) {
-    return unary(b, nn::GELU(nn::GELUOptions().approximate(b.s("approximate"))));
-  });
+  reg("ELU", {{"alpha", 1.0}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::ELU(nn::ELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace")))); });
+  reg("SELU", {{"inplace", false}}, [](const Bound& b) { return unary(b, nn::SELU(nn::SELUOptions(b.b("inplace")))); });
+  reg("GELU", {{"approximate", str("none")}},
+      [](const Bound& b) { return unary(b, nn::GELU(nn::GELUOptions().approximate(b.s("approximate")))); });
   // The C++ SiLU and Mish modules take no inplace flag; the values are the same either way.
   reg("SiLU", {{"inplace", false}}, [](const Bound& b) { return unary(b, nn::SiLU()); });
   reg("Mish", {{"inplace", false}}, [](const Bound& b) { return unary(b, nn::Mish()); });
   reg("Sigmoid", {}, [](const Bound& b) { return unary(b, nn::Sigmoid()); });
   reg("Tanh", {}, [](const Bound& b) { return unary(b, nn::Tanh()); });
   reg("Hardtanh", {{"min_val", -1.0}, {"max_val", 1.0}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::Hardtanh(nn::HardtanhOptions()
-                                     .min_val(b.d("min_val"))
-                                     .max_val(b.d("max_val"))
-                                     .inplace(b.b("inplace"))));
+    return unary(
+        b, nn::Hardtanh(nn::HardtanhOptions().min_val(b.d("min_val")).max_val(b.d("max_val")).inplace(b.b("inplace"))));
   });
-  reg_fn("Hardswish", {{"inplace", false}},
-         [](const Bound&, const at::Tensor& x) { return at::hardswish(x); });
-  reg_fn("Hardsigmoid", {{"inplace", false}},
-         [](const Bound&, const at::Tensor& x) { return at::hardsigmoid(x); });
+  reg_fn("Hardswish", {{"inplace", false}}, [](const Bound&, const at::Tensor& x) { return at::hardswish(x); });
+  reg_fn("Hardsigmoid", {{"inplace", false}}, [](const Bound&, const at::Tensor& x) { return at::hardsigmoid(x); });
   reg("Softplus", {{"beta", 1.0}, {"threshold", 20.0}}, [](const Bound& b) {
-    return unary(b,
-                 nn::Softplus(nn::SoftplusOptions().beta(b.d("beta")).threshold(b.d("threshold"))));
+    return unary(b, nn::Softplus(nn::SoftplusOptions().beta(b.d("beta")).threshold(b.d("threshold"))));
   });
   reg_fn("Softmax", {{"dim", None}}, [](const Bound& b, const at::Tensor& x) {
     return at::softmax(x, b.opt_i("dim").value_or(implicit_softmax_dim(x)));
@@ -117,25 +95,20 @@ void register_activations() {
   reg("LogSigmoid", {}, [](const Bound& b) { return unary(b, nn::LogSigmoid()); });
   reg("Softsign", {}, [](const Bound& b) { return unary(b, nn::Softsign()); });
   reg("Tanhshrink", {}, [](const Bound& b) { return unary(b, nn::Tanhshrink()); });
-  reg("Dropout", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::Dropout(nn::DropoutOptions(b.d("p")).inplace(b.b("inplace"))));
-  });
+  reg("Dropout", {{"p", 0.5}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::Dropout(nn::DropoutOptions(b.d("p")).inplace(b.b("inplace")))); });
 }
 
 void register_more_activations() {
-  reg("CELU", {{"alpha", 1.0}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::CELU(nn::CELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace"))));
-  });
-  reg("GLU", {{"dim", -1}},
-      [](const Bound& b) { return unary(b, nn::GLU(nn::GLUOptions(b.i("dim")))); });
+  reg("CELU", {{"alpha", 1.0}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::CELU(nn::CELUOptions().alpha(b.d("alpha")).inplace(b.b("inplace")))); });
+  reg("GLU", {{"dim", -1}}, [](const Bound& b) { return unary(b, nn::GLU(nn::GLUOptions(b.i("dim")))); });
   reg("Hardshrink", {{"lambd", 0.5}},
       [](const Bound& b) { return unary(b, nn::Hardshrink(nn::HardshrinkOptions(b.d("lambd")))); });
   reg("Softshrink", {{"lambd", 0.5}},
       [](const Bound& b) { return unary(b, nn::Softshrink(nn::SoftshrinkOptions(b.d("lambd")))); });
   reg("Threshold", {"threshold", "value", {"inplace", false}}, [](const Bound& b) {
-    return unary(b,
-                 nn::Threshold(
-                     nn::ThresholdOptions(b.d("threshold"), b.d("value")).inplace(b.b("inplace"))));
+    return unary(b, nn::Threshold(nn::ThresholdOptions(b.d("threshold"), b.d("value")).inplace(b.b("inplace"))));
   });
   reg_fn("Softmin", {{"dim", None}}, [](const Bound& b, const at::Tensor& x) {
     return at::softmax(-x, b.opt_i("dim").value_or(implicit_softmax_dim(x)));
@@ -167,13 +140,12 @@ void register_pooling() {
     auto sizes = b.ints("output_size");
     if (sizes.size() == 1) sizes.push_back(sizes[0]);
     bool indices = b.b("return_indices");
-    return wrap<nn::AdaptiveMaxPool2d>(
-        b, nn::AdaptiveMaxPool2d(nn::AdaptiveMaxPool2dOptions(sizes)), {"input"},
-        [indices](nn::AdaptiveMaxPool2d& m, const Bound& in) {
-          if (!indices) return c10::IValue(m->forward(tensor(in, "input")));
-          auto [out, index] = m->forward_with_indices(tensor(in, "input"));
-          return tuple({out, index});
-        });
+    return wrap<nn::AdaptiveMaxPool2d>(b, nn::AdaptiveMaxPool2d(nn::AdaptiveMaxPool2dOptions(sizes)), {"input"},
+                                       [indices](nn::AdaptiveMaxPool2d& m, const Bound& in) {
+                                         if (!indices) return c10::IValue(m->forward(tensor(in, "input")));
+                                         auto [out, index] = m->forward_with_indices(tensor(in, "input"));
+                                         return tuple({out, index});
+                                       });
   });
 }
 

@@ -14,8 +14,7 @@ nn::detail::conv_padding_mode_t padding_mode(const Bound& b) {
   throw std::invalid_argument(b.what() + ": unknown padding_mode '" + m + "'");
 }
 
-template <size_t D>
-nn::detail::conv_padding_t<D> conv_padding(const Bound& b) {
+template <size_t D> nn::detail::conv_padding_t<D> conv_padding(const Bound& b) {
   const auto& p = b.get("padding");
   if (p.isString()) {
     if (p.toStringRef() == "same") return torch::kSame;
@@ -25,8 +24,7 @@ nn::detail::conv_padding_t<D> conv_padding(const Bound& b) {
   return arr<D>(b, "padding");
 }
 
-template <size_t D, class Holder>
-void register_conv(const std::string& name) {
+template <size_t D, class Holder> void register_conv(const std::string& name) {
   reg(name,
       placement({"in_channels",
                  "out_channels",
@@ -45,8 +43,7 @@ void register_conv(const std::string& name) {
       });
 }
 
-template <size_t D, class Holder>
-void register_conv_transpose(const std::string& name) {
+template <size_t D, class Holder> void register_conv_transpose(const std::string& name) {
   reg(name,
       placement({"in_channels",
                  "out_channels",
@@ -59,21 +56,19 @@ void register_conv_transpose(const std::string& name) {
                  {"dilation", 1},
                  {"padding_mode", str("zeros")}}),
       [](const Bound& b) {
-        nn::ConvTransposeOptions<D> o(b.i("in_channels"), b.i("out_channels"),
-                                      arr<D>(b, "kernel_size"));
+        nn::ConvTransposeOptions<D> o(b.i("in_channels"), b.i("out_channels"), arr<D>(b, "kernel_size"));
         o.stride(arr<D>(b, "stride")).padding(arr<D>(b, "padding"));
         o.output_padding(arr<D>(b, "output_padding")).groups(b.i("groups")).bias(b.b("bias"));
         o.dilation(arr<D>(b, "dilation")).padding_mode(padding_mode(b));
-        return wrap<Holder>(b, placed(Holder(o), b), {"input", {"output_size", None}},
-                            [](Holder& m, const Bound& in) {
-                              c10::optional<at::IntArrayRef> size;
-                              std::vector<int64_t> sizes;
-                              if (!in.none("output_size")) {
-                                sizes = in.ints("output_size");
-                                size = at::IntArrayRef(sizes);
-                              }
-                              return c10::IValue(m->forward(tensor(in, "input"), size));
-                            });
+        return wrap<Holder>(b, placed(Holder(o), b), {"input", {"output_size", None}}, [](Holder& m, const Bound& in) {
+          c10::optional<at::IntArrayRef> size;
+          std::vector<int64_t> sizes;
+          if (!in.none("output_size")) {
+            sizes = in.ints("output_size");
+            size = at::IntArrayRef(sizes);
+          }
+          return c10::IValue(m->forward(tensor(in, "input"), size));
+        });
       });
 }
 
@@ -84,16 +79,13 @@ void register_linear_and_conv() {
     auto o = nn::LinearOptions(b.i("in_features"), b.i("out_features")).bias(b.b("bias"));
     return unary(b, placed(nn::Linear(o), b));
   });
-  reg("Bilinear", placement({"in1_features", "in2_features", "out_features", {"bias", true}}),
-      [](const Bound& b) {
-        auto o = nn::BilinearOptions(b.i("in1_features"), b.i("in2_features"), b.i("out_features"))
-                     .bias(b.b("bias"));
-        return wrap<nn::Bilinear>(
-            b, placed(nn::Bilinear(o), b), {"input1", "input2"},
-            [](nn::Bilinear& m, const Bound& in) {
-              return c10::IValue(m->forward(tensor(in, "input1"), tensor(in, "input2")));
-            });
-      });
+  reg("Bilinear", placement({"in1_features", "in2_features", "out_features", {"bias", true}}), [](const Bound& b) {
+    auto o = nn::BilinearOptions(b.i("in1_features"), b.i("in2_features"), b.i("out_features")).bias(b.b("bias"));
+    return wrap<nn::Bilinear>(b, placed(nn::Bilinear(o), b), {"input1", "input2"},
+                              [](nn::Bilinear& m, const Bound& in) {
+                                return c10::IValue(m->forward(tensor(in, "input1"), tensor(in, "input2")));
+                              });
+  });
   register_conv<1, nn::Conv1d>("Conv1d");
   register_conv<2, nn::Conv2d>("Conv2d");
   register_conv<3, nn::Conv3d>("Conv3d");
@@ -139,17 +131,12 @@ void register_embeddings() {
                      .include_last_offset(b.b("include_last_offset"))
                      .padding_idx(c10_opt(b.opt_i("padding_idx")));
         std::string mode = b.s("mode");
-        if (mode == "sum")
-          o.mode(torch::kSum);
-        else if (mode == "mean")
-          o.mode(torch::kMean);
-        else if (mode == "max")
-          o.mode(torch::kMax);
-        else
-          throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
+        if (mode == "sum") o.mode(torch::kSum);
+        else if (mode == "mean") o.mode(torch::kMean);
+        else if (mode == "max") o.mode(torch::kMax);
+        else throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
         return wrap<nn::EmbeddingBag>(
-            b, placed(nn::EmbeddingBag(o), b),
-            {"input", {"offsets", None}, {"per_sample_weights", None}},
+            b, placed(nn::EmbeddingBag(o), b), {"input", {"offsets", None}, {"per_sample_weights", None}},
             [](nn::EmbeddingBag& m, const Bound& in) {
               return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "offsets"),
                                             tensor_or_undefined(in, "per_sample_weights")));

@@ -8,27 +8,20 @@ namespace {
 // Python's deprecated size_average/reduce arguments: accepted only as None.
 void no_legacy_reduction(const Bound& b) {
   if (!b.none("size_average") || !b.none("reduce"))
-    throw std::invalid_argument(b.what() +
-                                ": size_average and reduce are deprecated; use reduction");
+    throw std::invalid_argument(b.what() + ": size_average and reduce are deprecated; use reduction");
 }
 
-template <class Options>
-Options with_reduction(Options o, const Bound& b) {
+template <class Options> Options with_reduction(Options o, const Bound& b) {
   std::string r = b.s("reduction");
-  if (r == "mean")
-    o.reduction(torch::kMean);
-  else if (r == "sum")
-    o.reduction(torch::kSum);
-  else if (r == "none")
-    o.reduction(torch::kNone);
-  else
-    throw std::invalid_argument(b.what() + ": unknown reduction '" + r + "'");
+  if (r == "mean") o.reduction(torch::kMean);
+  else if (r == "sum") o.reduction(torch::kSum);
+  else if (r == "none") o.reduction(torch::kNone);
+  else throw std::invalid_argument(b.what() + ": unknown reduction '" + r + "'");
   return o;
 }
 
 // A loss module: forward(input, target).
-template <class M>
-std::shared_ptr<Module> loss(const Bound& b, M m) {
+template <class M> std::shared_ptr<Module> loss(const Bound& b, M m) {
   return wrap<M>(b, std::move(m), {"input", "target"}, [](M& m, const Bound& in) {
     return c10::IValue(m->forward(tensor(in, "input"), tensor(in, "target")));
   });
@@ -72,11 +65,7 @@ void register_losses() {
         return loss(b, nn::CrossEntropyLoss(o));
       });
   reg("NLLLoss",
-      {{"weight", None},
-       {"size_average", None},
-       {"ignore_index", -100},
-       {"reduce", None},
-       {"reduction", str("mean")}},
+      {{"weight", None}, {"size_average", None}, {"ignore_index", -100}, {"reduce", None}, {"reduction", str("mean")}},
       [](const Bound& b) {
         no_legacy_reduction(b);
         auto o = with_reduction(nn::NLLLossOptions(), b)
@@ -84,19 +73,14 @@ void register_losses() {
                      .ignore_index(b.i("ignore_index"));
         return loss(b, nn::NLLLoss(o));
       });
-  reg("BCELoss",
-      {{"weight", None}, {"size_average", None}, {"reduce", None}, {"reduction", str("mean")}},
+  reg("BCELoss", {{"weight", None}, {"size_average", None}, {"reduce", None}, {"reduction", str("mean")}},
       [](const Bound& b) {
         no_legacy_reduction(b);
         auto o = with_reduction(nn::BCELossOptions(), b).weight(tensor_or_undefined(b, "weight"));
         return loss(b, nn::BCELoss(o));
       });
   reg("BCEWithLogitsLoss",
-      {{"weight", None},
-       {"size_average", None},
-       {"reduce", None},
-       {"reduction", str("mean")},
-       {"pos_weight", None}},
+      {{"weight", None}, {"size_average", None}, {"reduce", None}, {"reduction", str("mean")}, {"pos_weight", None}},
       [](const Bound& b) {
         no_legacy_reduction(b);
         auto o = with_reduction(nn::BCEWithLogitsLossOptions(), b)
@@ -104,16 +88,13 @@ void register_losses() {
                      .pos_weight(tensor_or_undefined(b, "pos_weight"));
         return loss(b, nn::BCEWithLogitsLoss(o));
       });
-  reg("KLDivLoss",
-      {{"size_average", None}, {"reduce", None}, {"reduction", str("mean")}, {"log_target", false}},
+  reg("KLDivLoss", {{"size_average", None}, {"reduce", None}, {"reduction", str("mean")}, {"log_target", false}},
       [](const Bound& b) {
         no_legacy_reduction(b);
         auto o = nn::KLDivLossOptions().log_target(b.b("log_target"));
         std::string r = b.s("reduction");
-        if (r == "batchmean")
-          o.reduction(torch::kBatchMean);
-        else
-          o = with_reduction(o, b);
+        if (r == "batchmean") o.reduction(torch::kBatchMean);
+        else o = with_reduction(o, b);
         return loss(b, nn::KLDivLoss(o));
       });
 }

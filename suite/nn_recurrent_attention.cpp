@@ -5,8 +5,7 @@
 namespace opsfuzz::suite::builtin_nn {
 namespace {
 
-template <class Holder>
-std::shared_ptr<Module> recurrent(const Bound& b, Holder m, bool has_cell_state) {
+template <class Holder> std::shared_ptr<Module> recurrent(const Bound& b, Holder m, bool has_cell_state) {
   return wrap<Holder>(b, placed(std::move(m), b), {"input", {"hx", None}},
                       [has_cell_state](Holder& m, const Bound& in) -> c10::IValue {
                         at::Tensor input = tensor(in, "input");
@@ -28,15 +27,13 @@ std::shared_ptr<Module> recurrent(const Bound& b, Holder m, bool has_cell_state)
 Signature rnn_signature(bool lstm) {
   Signature s = {"input_size", "hidden_size", {"num_layers", 1}};
   if (!lstm) s.push_back({"nonlinearity", str("tanh")});
-  for (Param p : Signature{
-           {"bias", true}, {"batch_first", false}, {"dropout", 0.0}, {"bidirectional", false}})
+  for (Param p : Signature{{"bias", true}, {"batch_first", false}, {"dropout", 0.0}, {"bidirectional", false}})
     s.push_back(p);
   if (lstm) s.push_back({"proj_size", 0});
   return placement(s);
 }
 
-template <class Options>
-Options rnn_options(const Bound& b) {
+template <class Options> Options rnn_options(const Bound& b) {
   Options o(b.i("input_size"), b.i("hidden_size"));
   o.num_layers(b.i("num_layers")).bias(b.b("bias")).batch_first(b.b("batch_first"));
   o.dropout(b.d("dropout")).bidirectional(b.b("bidirectional"));
@@ -56,40 +53,29 @@ Signature transformer_layer_signature() {
 
 // Options shared by the encoder and decoder layers. The C++ layers have a fixed eps and are
 // post-norm: refuse what they cannot do.
-template <class Options>
-Options transformer_layer_options(const Bound& b) {
-  auto o = Options(b.i("d_model"), b.i("nhead"))
-               .dim_feedforward(b.i("dim_feedforward"))
-               .dropout(b.d("dropout"));
+template <class Options> Options transformer_layer_options(const Bound& b) {
+  auto o = Options(b.i("d_model"), b.i("nhead")).dim_feedforward(b.i("dim_feedforward")).dropout(b.d("dropout"));
   std::string act = b.s("activation");
-  if (act == "relu")
-    o.activation(torch::kReLU);
-  else if (act == "gelu")
-    o.activation(torch::kGELU);
-  else
-    throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
+  if (act == "relu") o.activation(torch::kReLU);
+  else if (act == "gelu") o.activation(torch::kGELU);
+  else throw std::invalid_argument(b.what() + ": unknown activation '" + act + "'");
   if (b.d("layer_norm_eps") != 1e-5 || b.b("norm_first"))
-    throw std::invalid_argument(
-        b.what() + ": layer_norm_eps other than 1e-5 and norm_first=True are not available");
+    throw std::invalid_argument(b.what() + ": layer_norm_eps other than 1e-5 and norm_first=True are not available");
   return o;
 }
 
 // The C++ layers are sequence-first only: batch-first inputs and outputs are transposed.
-at::Tensor sequence_first(const at::Tensor& t, bool batch_first) {
-  return batch_first ? t.transpose(0, 1) : t;
-}
+at::Tensor sequence_first(const at::Tensor& t, bool batch_first) { return batch_first ? t.transpose(0, 1) : t; }
 
 void register_transformer_layers() {
   reg("TransformerEncoderLayer", transformer_layer_signature(), [](const Bound& b) {
     auto o = transformer_layer_options<nn::TransformerEncoderLayerOptions>(b);
     bool bf = b.b("batch_first");
     return wrap<nn::TransformerEncoderLayer>(
-        b, placed(nn::TransformerEncoderLayer(o), b),
-        {"src", {"src_mask", None}, {"src_key_padding_mask", None}},
+        b, placed(nn::TransformerEncoderLayer(o), b), {"src", {"src_mask", None}, {"src_key_padding_mask", None}},
         [bf](nn::TransformerEncoderLayer& m, const Bound& in) {
-          at::Tensor out =
-              m->forward(sequence_first(tensor(in, "src"), bf), tensor_or_undefined(in, "src_mask"),
-                         tensor_or_undefined(in, "src_key_padding_mask"));
+          at::Tensor out = m->forward(sequence_first(tensor(in, "src"), bf), tensor_or_undefined(in, "src_mask"),
+                                      tensor_or_undefined(in, "src_key_padding_mask"));
           return c10::IValue(sequence_first(out, bf));
         });
   });
@@ -105,11 +91,10 @@ void register_transformer_layers() {
          {"tgt_key_padding_mask", None},
          {"memory_key_padding_mask", None}},
         [bf](nn::TransformerDecoderLayer& m, const Bound& in) {
-          at::Tensor out = m->forward(
-              sequence_first(tensor(in, "tgt"), bf), sequence_first(tensor(in, "memory"), bf),
-              tensor_or_undefined(in, "tgt_mask"), tensor_or_undefined(in, "memory_mask"),
-              tensor_or_undefined(in, "tgt_key_padding_mask"),
-              tensor_or_undefined(in, "memory_key_padding_mask"));
+          at::Tensor out = m->forward(sequence_first(tensor(in, "tgt"), bf), sequence_first(tensor(in, "memory"), bf),
+                                      tensor_or_undefined(in, "tgt_mask"), tensor_or_undefined(in, "memory_mask"),
+                                      tensor_or_undefined(in, "tgt_key_padding_mask"),
+                                      tensor_or_undefined(in, "memory_key_padding_mask"));
           return c10::IValue(sequence_first(out, bf));
         });
   });
@@ -130,12 +115,9 @@ void register_recurrent_and_attention() {
   reg("RNN", rnn_signature(false), [](const Bound& b) {
     auto o = rnn_options<nn::RNNOptions>(b);
     std::string f = b.s("nonlinearity");
-    if (f == "tanh")
-      o.nonlinearity(torch::kTanh);
-    else if (f == "relu")
-      o.nonlinearity(torch::kReLU);
-    else
-      throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
+    if (f == "tanh") o.nonlinearity(torch::kTanh);
+    else if (f == "relu") o.nonlinearity(torch::kReLU);
+    else throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
     return recurrent(b, nn::RNN(o), false);
   });
   reg("MultiheadAttention",
@@ -173,11 +155,9 @@ void register_recurrent_and_attention() {
                 return batch_first ? t.transpose(0, 1) : t;
               };
               auto [out, weights] =
-                  m->forward(seq("query"), seq("key"), seq("value"),
-                             tensor_or_undefined(in, "key_padding_mask"), in.b("need_weights"),
-                             tensor_or_undefined(in, "attn_mask"), in.b("average_attn_weights"));
-              return tuple({batch_first ? out.transpose(0, 1) : out,
-                            weights.defined() ? c10::IValue(weights) : None});
+                  m->forward(seq("query"), seq("key"), seq("value"), tensor_or_undefined(in, "key_padding_mask"),
+                             in.b("need_weights"), tensor_or_undefined(in, "attn_mask"), in.b("average_attn_weights"));
+              return tuple({batch_first ? out.transpose(0, 1) : out, weights.defined() ? c10::IValue(weights) : None});
             });
       });
   register_transformer_layers();
@@ -199,27 +179,22 @@ void register_cells() {
   });
   reg("GRUCell", placement({"input_size", "hidden_size", {"bias", true}}), [](const Bound& b) {
     auto o = nn::GRUCellOptions(b.i("input_size"), b.i("hidden_size")).bias(b.b("bias"));
-    return wrap<nn::GRUCell>(
-        b, placed(nn::GRUCell(o), b), {"input", {"hx", None}}, [](nn::GRUCell& m, const Bound& in) {
-          return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
-        });
+    return wrap<nn::GRUCell>(b, placed(nn::GRUCell(o), b), {"input", {"hx", None}},
+                             [](nn::GRUCell& m, const Bound& in) {
+                               return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
+                             });
   });
-  reg("RNNCell",
-      placement({"input_size", "hidden_size", {"bias", true}, {"nonlinearity", str("tanh")}}),
+  reg("RNNCell", placement({"input_size", "hidden_size", {"bias", true}, {"nonlinearity", str("tanh")}}),
       [](const Bound& b) {
         auto o = nn::RNNCellOptions(b.i("input_size"), b.i("hidden_size")).bias(b.b("bias"));
         std::string f = b.s("nonlinearity");
-        if (f == "tanh")
-          o.nonlinearity(torch::kTanh);
-        else if (f == "relu")
-          o.nonlinearity(torch::kReLU);
-        else
-          throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
-        return wrap<nn::RNNCell>(
-            b, placed(nn::RNNCell(o), b), {"input", {"hx", None}},
-            [](nn::RNNCell& m, const Bound& in) {
-              return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
-            });
+        if (f == "tanh") o.nonlinearity(torch::kTanh);
+        else if (f == "relu") o.nonlinearity(torch::kReLU);
+        else throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
+        return wrap<nn::RNNCell>(b, placed(nn::RNNCell(o), b), {"input", {"hx", None}},
+                                 [](nn::RNNCell& m, const Bound& in) {
+                                   return c10::IValue(m->forward(tensor(in, "input"), tensor_or_undefined(in, "hx")));
+                                 });
       });
 }
 

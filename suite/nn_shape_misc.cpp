@@ -54,18 +54,12 @@ at::Tensor upsample(const Bound& b, const at::Tensor& x) {
     o.scale_factor(scales);
   }
   std::string mode = b.s("mode");
-  if (mode == "nearest")
-    o.mode(torch::kNearest);
-  else if (mode == "linear")
-    o.mode(torch::kLinear);
-  else if (mode == "bilinear")
-    o.mode(torch::kBilinear);
-  else if (mode == "bicubic")
-    o.mode(torch::kBicubic);
-  else if (mode == "trilinear")
-    o.mode(torch::kTrilinear);
-  else
-    throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
+  if (mode == "nearest") o.mode(torch::kNearest);
+  else if (mode == "linear") o.mode(torch::kLinear);
+  else if (mode == "bilinear") o.mode(torch::kBilinear);
+  else if (mode == "bicubic") o.mode(torch::kBicubic);
+  else if (mode == "trilinear") o.mode(torch::kTrilinear);
+  else throw std::invalid_argument(b.what() + ": unknown mode '" + mode + "'");
   o.align_corners(c10_opt(b.opt_b("align_corners")));
   o.recompute_scale_factor(c10_opt(b.opt_b("recompute_scale_factor")));
   return F::interpolate(x, o);
@@ -80,13 +74,11 @@ Signature upsample_signature() {
 }
 
 std::shared_ptr<Module> upsample_module(const Bound& b) {
-  return std::make_shared<FnModule>(
-      b.what() + ".forward", Signature{"input"},
-      [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
+  return std::make_shared<FnModule>(b.what() + ".forward", Signature{"input"},
+                                    [b](const Bound& in) { return c10::IValue(upsample(b, tensor(in, "input"))); });
 }
 
-template <class Holder, class Options, size_t D>
-void register_pad(const std::string& name, bool has_value) {
+template <class Holder, class Options, size_t D> void register_pad(const std::string& name, bool has_value) {
   Signature s = {"padding"};
   if (has_value) s.push_back("value");
   reg(name, s, [has_value](const Bound& b) {
@@ -103,8 +95,7 @@ void register_pad(const std::string& name, bool has_value) {
 
 void register_shapes() {
   reg("Flatten", {{"start_dim", 1}, {"end_dim", -1}}, [](const Bound& b) {
-    return unary(
-        b, nn::Flatten(nn::FlattenOptions().start_dim(b.i("start_dim")).end_dim(b.i("end_dim"))));
+    return unary(b, nn::Flatten(nn::FlattenOptions().start_dim(b.i("start_dim")).end_dim(b.i("end_dim"))));
   });
   reg("Unflatten", {"dim", "unflattened_size"}, [](const Bound& b) {
     return unary(b, nn::Unflatten(nn::UnflattenOptions(b.i("dim"), b.ints("unflattened_size"))));
@@ -113,8 +104,8 @@ void register_shapes() {
       "Identity", {}, [](const Bound& b) { return unary(b, nn::Identity()); }, true);
   reg("Upsample", upsample_signature(), upsample_module);
   // The deprecated fixed-mode forms of Upsample.
-  for (auto [name, mode, corners] : {std::tuple{"UpsamplingNearest2d", "nearest", false},
-                                     std::tuple{"UpsamplingBilinear2d", "bilinear", true}}) {
+  for (auto [name, mode, corners] :
+       {std::tuple{"UpsamplingNearest2d", "nearest", false}, std::tuple{"UpsamplingBilinear2d", "bilinear", true}}) {
     std::string m = mode;
     bool align = corners;
     reg(name, {{"size", None}, {"scale_factor", None}}, [m, align](const Bound& b) {
@@ -123,29 +114,23 @@ void register_shapes() {
       return upsample_module(full);
     });
   }
-  reg("PixelShuffle", {"upscale_factor"}, [](const Bound& b) {
-    return unary(b, nn::PixelShuffle(nn::PixelShuffleOptions(b.i("upscale_factor"))));
-  });
-  reg("ZeroPad2d", {"padding"}, [](const Bound& b) {
-    return unary(b, nn::ZeroPad2d(nn::ZeroPad2dOptions(arr<4>(b, "padding"))));
-  });
-  reg("ReflectionPad2d", {"padding"}, [](const Bound& b) {
-    return unary(b, nn::ReflectionPad2d(nn::ReflectionPad2dOptions(arr<4>(b, "padding"))));
-  });
+  reg("PixelShuffle", {"upscale_factor"},
+      [](const Bound& b) { return unary(b, nn::PixelShuffle(nn::PixelShuffleOptions(b.i("upscale_factor")))); });
+  reg("ZeroPad2d", {"padding"},
+      [](const Bound& b) { return unary(b, nn::ZeroPad2d(nn::ZeroPad2dOptions(arr<4>(b, "padding")))); });
+  reg("ReflectionPad2d", {"padding"},
+      [](const Bound& b) { return unary(b, nn::ReflectionPad2d(nn::ReflectionPad2dOptions(arr<4>(b, "padding")))); });
   reg("CosineSimilarity", {{"dim", 1}, {"eps", 1e-8}}, [](const Bound& b) {
     auto m = nn::CosineSimilarity(nn::CosineSimilarityOptions().dim(b.i("dim")).eps(b.d("eps")));
-    return wrap<nn::CosineSimilarity>(
-        b, m, {"x1", "x2"}, [](nn::CosineSimilarity& m, const Bound& in) {
-          return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
-        });
+    return wrap<nn::CosineSimilarity>(b, m, {"x1", "x2"}, [](nn::CosineSimilarity& m, const Bound& in) {
+      return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
+    });
   });
   reg("PairwiseDistance", {{"p", 2.0}, {"eps", 1e-6}, {"keepdim", false}}, [](const Bound& b) {
-    auto m = nn::PairwiseDistance(
-        nn::PairwiseDistanceOptions().p(b.d("p")).eps(b.d("eps")).keepdim(b.b("keepdim")));
-    return wrap<nn::PairwiseDistance>(
-        b, m, {"x1", "x2"}, [](nn::PairwiseDistance& m, const Bound& in) {
-          return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
-        });
+    auto m = nn::PairwiseDistance(nn::PairwiseDistanceOptions().p(b.d("p")).eps(b.d("eps")).keepdim(b.b("keepdim")));
+    return wrap<nn::PairwiseDistance>(b, m, {"x1", "x2"}, [](nn::PairwiseDistance& m, const Bound& in) {
+      return c10::IValue(m->forward(tensor(in, "x1"), tensor(in, "x2")));
+    });
   });
   // Sequential(*modules): its arguments are modules built by construct nodes.
   reg(
@@ -154,8 +139,7 @@ void register_shapes() {
         std::vector<std::shared_ptr<Module>> steps;
         for (const auto& arg : b.rest()) {
           auto m = module_from_ivalue(arg);
-          if (!m)
-            throw std::invalid_argument(b.what() + ": arguments must be modules (construct nodes)");
+          if (!m) throw std::invalid_argument(b.what() + ": arguments must be modules (construct nodes)");
           steps.push_back(m);
         }
         return std::make_shared<SequentialModule>(b.what() + ".forward", std::move(steps));
@@ -172,69 +156,54 @@ void register_more_layers() {
   register_pad<nn::ReplicationPad3d, nn::ReplicationPad3dOptions, 6>("ReplicationPad3d", false);
   register_pad<nn::ReflectionPad1d, nn::ReflectionPad1dOptions, 2>("ReflectionPad1d", false);
   register_pad<nn::ReflectionPad3d, nn::ReflectionPad3dOptions, 6>("ReflectionPad3d", false);
-  reg("PixelUnshuffle", {"downscale_factor"}, [](const Bound& b) {
-    return unary(b, nn::PixelUnshuffle(nn::PixelUnshuffleOptions(b.i("downscale_factor"))));
-  });
+  reg("PixelUnshuffle", {"downscale_factor"},
+      [](const Bound& b) { return unary(b, nn::PixelUnshuffle(nn::PixelUnshuffleOptions(b.i("downscale_factor")))); });
   // Dropouts are the identity in eval mode.
-  reg("Dropout1d", {{"p", 0.5}, {"inplace", false}},
-      [](const Bound& b) { return unary(b, nn::Identity()); });
-  reg("Dropout2d", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::Dropout2d(nn::Dropout2dOptions(b.d("p")).inplace(b.b("inplace"))));
-  });
-  reg("Dropout3d", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
-    return unary(b, nn::Dropout3d(nn::Dropout3dOptions(b.d("p")).inplace(b.b("inplace"))));
-  });
+  reg("Dropout1d", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) { return unary(b, nn::Identity()); });
+  reg("Dropout2d", {{"p", 0.5}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::Dropout2d(nn::Dropout2dOptions(b.d("p")).inplace(b.b("inplace")))); });
+  reg("Dropout3d", {{"p", 0.5}, {"inplace", false}},
+      [](const Bound& b) { return unary(b, nn::Dropout3d(nn::Dropout3dOptions(b.d("p")).inplace(b.b("inplace")))); });
   reg("AlphaDropout", {{"p", 0.5}, {"inplace", false}}, [](const Bound& b) {
     return unary(b, nn::AlphaDropout(nn::AlphaDropoutOptions(b.d("p")).inplace(b.b("inplace"))));
   });
-  reg("LPPool1d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}},
-      [](const Bound& b) {
-        nn::LPPool1dOptions o(b.d("norm_type"), arr<1>(b, "kernel_size"));
-        o.stride(b.none("stride") ? arr<1>(b, "kernel_size") : arr<1>(b, "stride"))
-            .ceil_mode(b.b("ceil_mode"));
-        return unary(b, nn::LPPool1d(o));
-      });
-  reg("LPPool2d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}},
-      [](const Bound& b) {
-        nn::LPPool2dOptions o(b.d("norm_type"), arr<2>(b, "kernel_size"));
-        o.stride(b.none("stride") ? arr<2>(b, "kernel_size") : arr<2>(b, "stride"))
-            .ceil_mode(b.b("ceil_mode"));
-        return unary(b, nn::LPPool2d(o));
-      });
+  reg("LPPool1d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}}, [](const Bound& b) {
+    nn::LPPool1dOptions o(b.d("norm_type"), arr<1>(b, "kernel_size"));
+    o.stride(b.none("stride") ? arr<1>(b, "kernel_size") : arr<1>(b, "stride")).ceil_mode(b.b("ceil_mode"));
+    return unary(b, nn::LPPool1d(o));
+  });
+  reg("LPPool2d", {"norm_type", "kernel_size", {"stride", None}, {"ceil_mode", false}}, [](const Bound& b) {
+    nn::LPPool2dOptions o(b.d("norm_type"), arr<2>(b, "kernel_size"));
+    o.stride(b.none("stride") ? arr<2>(b, "kernel_size") : arr<2>(b, "stride")).ceil_mode(b.b("ceil_mode"));
+    return unary(b, nn::LPPool2d(o));
+  });
   reg("AdaptiveMaxPool1d", {"output_size", {"return_indices", false}}, [](const Bound& b) {
     bool indices = b.b("return_indices");
-    return wrap<nn::AdaptiveMaxPool1d>(
-        b, nn::AdaptiveMaxPool1d(nn::AdaptiveMaxPool1dOptions(arr<1>(b, "output_size"))), {"input"},
-        [indices](nn::AdaptiveMaxPool1d& m, const Bound& in) {
-          if (!indices) return c10::IValue(m->forward(tensor(in, "input")));
-          auto [out, index] = m->forward_with_indices(tensor(in, "input"));
-          return tuple({out, index});
-        });
+    return wrap<nn::AdaptiveMaxPool1d>(b, nn::AdaptiveMaxPool1d(nn::AdaptiveMaxPool1dOptions(arr<1>(b, "output_size"))),
+                                       {"input"}, [indices](nn::AdaptiveMaxPool1d& m, const Bound& in) {
+                                         if (!indices) return c10::IValue(m->forward(tensor(in, "input")));
+                                         auto [out, index] = m->forward_with_indices(tensor(in, "input"));
+                                         return tuple({out, index});
+                                       });
   });
-  reg("LocalResponseNorm", {"size", {"alpha", 1e-4}, {"beta", 0.75}, {"k", 1.0}},
-      [](const Bound& b) {
-        auto o = nn::LocalResponseNormOptions(b.i("size"))
-                     .alpha(b.d("alpha"))
-                     .beta(b.d("beta"))
-                     .k(b.d("k"));
-        return unary(b, nn::LocalResponseNorm(o));
-      });
-  reg("Fold", {"output_size", "kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}},
-      [](const Bound& b) {
-        auto o = nn::FoldOptions(arr<2>(b, "output_size"), arr<2>(b, "kernel_size"))
-                     .dilation(arr<2>(b, "dilation"))
-                     .padding(arr<2>(b, "padding"))
-                     .stride(arr<2>(b, "stride"));
-        return unary(b, nn::Fold(o));
-      });
-  reg("Unfold", {"kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}},
-      [](const Bound& b) {
-        auto o = nn::UnfoldOptions(arr<2>(b, "kernel_size"))
-                     .dilation(arr<2>(b, "dilation"))
-                     .padding(arr<2>(b, "padding"))
-                     .stride(arr<2>(b, "stride"));
-        return unary(b, nn::Unfold(o));
-      });
+  reg("LocalResponseNorm", {"size", {"alpha", 1e-4}, {"beta", 0.75}, {"k", 1.0}}, [](const Bound& b) {
+    auto o = nn::LocalResponseNormOptions(b.i("size")).alpha(b.d("alpha")).beta(b.d("beta")).k(b.d("k"));
+    return unary(b, nn::LocalResponseNorm(o));
+  });
+  reg("Fold", {"output_size", "kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}}, [](const Bound& b) {
+    auto o = nn::FoldOptions(arr<2>(b, "output_size"), arr<2>(b, "kernel_size"))
+                 .dilation(arr<2>(b, "dilation"))
+                 .padding(arr<2>(b, "padding"))
+                 .stride(arr<2>(b, "stride"));
+    return unary(b, nn::Fold(o));
+  });
+  reg("Unfold", {"kernel_size", {"dilation", 1}, {"padding", 0}, {"stride", 1}}, [](const Bound& b) {
+    auto o = nn::UnfoldOptions(arr<2>(b, "kernel_size"))
+                 .dilation(arr<2>(b, "dilation"))
+                 .padding(arr<2>(b, "padding"))
+                 .stride(arr<2>(b, "stride"));
+    return unary(b, nn::Unfold(o));
+  });
 }
 
 }  // namespace opsfuzz::suite::builtin_nn

@@ -13,9 +13,8 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const Keys kNodeTypes = {"ref",  "tensor", "scalar",   "scalar_tensor", "int_list",
-                         "list", "tuple",  "optional", "const",         "const_tensor",
-                         "var",  "module", "construct"};
+const Keys kNodeTypes = {"ref",      "tensor", "scalar",       "scalar_tensor", "int_list", "list",     "tuple",
+                         "optional", "const",  "const_tensor", "var",           "module",   "construct"};
 
 std::string join_ints(const std::vector<int64_t>& ints) {
   std::string out;
@@ -37,8 +36,8 @@ c10::ScalarType literal_dtype(const YamlValue& v) {
 }  // namespace
 
 std::string quoted_dim_message(const std::string& name, int64_t value) {
-  return "\"" + name + "\" is quoted, but dim symbols are written bare: read as dim " + name +
-         " = " + std::to_string(value) + " (write " + name + " unquoted)";
+  return "\"" + name + "\" is quoted, but dim symbols are written bare: read as dim " + name + " = " +
+         std::to_string(value) + " (write " + name + " unquoted)";
 }
 
 bool is_var_node(const YamlValue& v) {
@@ -57,8 +56,7 @@ const YamlValue* non_string_key(const YamlValue& v) {
   return nullptr;
 }
 
-NodeParser::NodeParser(const Document& doc, Diagnostics& diagnostics)
-    : doc_(doc), diagnostics_(diagnostics) {}
+NodeParser::NodeParser(const Document& doc, Diagnostics& diagnostics) : doc_(doc), diagnostics_(diagnostics) {}
 
 void NodeParser::error(const YamlValue& at, const std::string& path, std::string message) {
   diagnostics_.error(at.pos, test_, path, std::move(message));
@@ -113,15 +111,13 @@ void NodeParser::check_keys(const YamlValue& map, const Keys& allowed, const std
   }
 }
 
-const YamlValue* NodeParser::required(const YamlValue& map, const char* key,
-                                      const std::string& path) {
+const YamlValue* NodeParser::required(const YamlValue& map, const char* key, const std::string& path) {
   const YamlValue* v = map.find(key);
   if (!v) error(map, path, std::string("missing required key '") + key + "'");
   return v;
 }
 
-std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path,
-                                     bool literal_maps) {
+std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path, bool literal_maps) {
   if (!v.is_map()) {  // a literal value, passed as written
     if (!literal_maps)
       opdiff_refuses(v, path, "a literal where a node is expected",
@@ -144,12 +140,10 @@ std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path
     error(v, path, "node has no 'type' (one of: " + join(kNodeTypes) + ")");
     return std::nullopt;
   }
-  if (!type->is_string() ||
-      std::find(kNodeTypes.begin(), kNodeTypes.end(), type->s) == kNodeTypes.end()) {
+  if (!type->is_string() || std::find(kNodeTypes.begin(), kNodeTypes.end(), type->s) == kNodeTypes.end()) {
     std::string t = python_str(*type);
     error(*type, path + ".type",
-          "unknown node type '" + t + "'" + did_you_mean(t, kNodeTypes) +
-              "; expected one of: " + join(kNodeTypes));
+          "unknown node type '" + t + "'" + did_you_mean(t, kNodeTypes) + "; expected one of: " + join(kNodeTypes));
     return std::nullopt;
   }
   if (!literal_maps && (type->s == "module" || type->s == "construct"))
@@ -158,8 +152,7 @@ std::optional<Node> NodeParser::node(const YamlValue& v, const std::string& path
   return typed(type->s, v, path);
 }
 
-std::optional<Node> NodeParser::typed(const std::string& type, const YamlValue& v,
-                                      const std::string& path) {
+std::optional<Node> NodeParser::typed(const std::string& type, const YamlValue& v, const std::string& path) {
   if (type == "ref") return ref(v, path);
   if (type == "tensor") return tensor_like(NodeType::Tensor, v, path);
   if (type == "scalar_tensor") return tensor_like(NodeType::ScalarTensor, v, path);
@@ -175,10 +168,8 @@ std::optional<Node> NodeParser::typed(const std::string& type, const YamlValue& 
   // var: substituted during template expansion, so one reaching here is outside a template.
   check_keys(v, {"type", "name"}, path);
   const YamlValue* name = v.find("name");
-  if (!name || !name->is_string() || name->s.empty())
-    error(v, path, "a var node needs a non-empty string 'name'");
-  else
-    error(v, path, "template variable '" + name->s + "' used outside a template");
+  if (!name || !name->is_string() || name->s.empty()) error(v, path, "a var node needs a non-empty string 'name'");
+  else error(v, path, "template variable '" + name->s + "' used outside a template");
   return std::nullopt;
 }
 
@@ -197,8 +188,7 @@ std::optional<Node> NodeParser::ref(const YamlValue& v, const std::string& path)
   return preset(target->s, *target, path + ".ref");
 }
 
-std::optional<Node> NodeParser::preset(const std::string& name, const YamlValue& at,
-                                       const std::string& path) {
+std::optional<Node> NodeParser::preset(const std::string& name, const YamlValue& at, const std::string& path) {
   auto def = doc_.presets.find(name);
   if (def == doc_.presets.end()) {
     error(at, path, "unknown preset '" + name + "'" + did_you_mean(name, names_of(doc_.presets)));
@@ -248,8 +238,8 @@ std::optional<std::string> element_problem(const YamlValue& e, size_t width, c10
   std::string where = "a " + std::string(opsfuzz::name(dtype)) + " element";
   if (width == 0) return "value element " + python_repr(e) + " gives bits, which only floating elements take";
   if (bits->bytes != width)
-    return "value element " + python_repr(e) + " has " + std::to_string(2 * bits->bytes) + " hex digits, " +
-           where + (c10::isComplexType(dtype) ? "'s part" : "") + " has " + std::to_string(2 * width);
+    return "value element " + python_repr(e) + " has " + std::to_string(2 * bits->bytes) + " hex digits, " + where +
+           (c10::isComplexType(dtype) ? "'s part" : "") + " has " + std::to_string(2 * width);
   return std::nullopt;
 }
 
@@ -273,8 +263,8 @@ void NodeParser::check_value(Node& n, const YamlValue& value, const std::string&
     std::string shape = "[" + join_ints(n.shape) + "]";
     if (static_cast<int64_t>(elements.size()) != numel)
       return defer(n, value, path,
-                   "value has " + std::to_string(elements.size()) + " elements, shape " + shape +
-                       " holds " + std::to_string(numel));
+                   "value has " + std::to_string(elements.size()) + " elements, shape " + shape + " holds " +
+                       std::to_string(numel));
     warning(value, path, "value is not nested as shape " + shape + ": its elements are reshaped to it");
   }
   if (c10::isIntegralType(n.dtype, true))
@@ -285,8 +275,7 @@ void NodeParser::check_value(Node& n, const YamlValue& value, const std::string&
       }
 }
 
-std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
-                                            const std::string& path) {
+std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v, const std::string& path) {
   Keys keys = {"type", "kind", "dtype", "init", "low", "high", "mean", "std", "p", "requires_grad"};
   if (type != NodeType::Tensor) keys.push_back("value");
   if (type != NodeType::ScalarTensor) keys.push_back("shape");
@@ -300,10 +289,8 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v,
   if (type != NodeType::ScalarTensor) {
     const YamlValue* s = required(v, "shape", path);
     auto sizes = s ? shape(*s, path + ".shape") : std::nullopt;
-    if (sizes)
-      n.shape = *sizes;
-    else
-      ok = false;
+    if (sizes) n.shape = *sizes;
+    else ok = false;
   }
   if (ok && !sampling(n, v, path, false)) ok = false;
   const YamlValue* value = v.find("value");
@@ -329,8 +316,7 @@ bool NodeParser::scalar_tensor_value(const Node& n, const YamlValue& value, cons
   if (parse_bits(value)) {
     opdiff_refuses(value, path + ".value", "an element written by its bits", "reads the bits");
   } else if (complex_pairs(n, value)) {
-    opdiff_refuses(value, path + ".value", "a complex element written as a [real, imaginary] pair",
-                   "reads the pair");
+    opdiff_refuses(value, path + ".value", "a complex element written as a [real, imaginary] pair", "reads the pair");
   } else {
     error(value, path + ".value",
           "a scalar_tensor's value must be a number or a bool, got " + value.kind_name() + " (opdiff refuses it)");
@@ -396,10 +382,8 @@ std::optional<Node> NodeParser::int_list(const YamlValue& v, const std::string& 
   bool ok = true;
   for (size_t k = 0; k < elems->items.size(); ++k) {
     auto i = integer(elems->items[k], path + ".elems[" + std::to_string(k) + "]", false);
-    if (i)
-      n.ints.push_back(*i);
-    else
-      ok = false;
+    if (i) n.ints.push_back(*i);
+    else ok = false;
   }
   if (!ok) return std::nullopt;
   return n;
@@ -439,10 +423,8 @@ std::optional<Node> NodeParser::tuple(const YamlValue& v, const std::string& pat
   bool ok = true;
   for (size_t k = 0; k < elems->items.size(); ++k) {
     auto e = node(elems->items[k], path + ".elems[" + std::to_string(k) + "]");
-    if (e)
-      n.elems.push_back(std::move(*e));
-    else
-      ok = false;
+    if (e) n.elems.push_back(std::move(*e));
+    else ok = false;
   }
   if (!ok) return std::nullopt;
   return n;
@@ -456,12 +438,9 @@ std::optional<Node> NodeParser::optional(const YamlValue& v, const std::string& 
   bool ok = true;
   if (const YamlValue* p = v.find("p_none")) {
     auto x = number(*p, path + ".p_none", false);
-    if (x && (*x < 0 || *x > 1))
-      error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
-    if (!x || *x < 0 || *x > 1)
-      ok = false;
-    else
-      n.p_none = *x;
+    if (x && (*x < 0 || *x > 1)) error(*p, path + ".p_none", "p_none must lie in [0, 1], got " + python_float(*x));
+    if (!x || *x < 0 || *x > 1) ok = false;
+    else n.p_none = *x;
   }
   const YamlValue* elem = required(v, "elem", path);
   auto e = elem ? node(*elem, path + ".elem") : std::nullopt;
@@ -491,8 +470,7 @@ std::optional<Node> NodeParser::constant(const YamlValue& v, const std::string& 
   return n;
 }
 
-std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
-                                         const std::string& path) {
+std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v, const std::string& path) {
   check_keys(v, {"type", "path", "args", "kwargs"}, path);
   Node n;
   n.type = type;
@@ -514,10 +492,8 @@ std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
   } else if (args) {
     for (size_t k = 0; k < args->items.size(); ++k) {
       auto a = node(args->items[k], path + ".args[" + std::to_string(k) + "]", true);
-      if (a)
-        n.args.push_back(std::move(*a));
-      else
-        ok = false;
+      if (a) n.args.push_back(std::move(*a));
+      else ok = false;
     }
   }
   if (const YamlValue* kwargs = v.find("kwargs")) {
@@ -535,10 +511,8 @@ std::optional<Node> NodeParser::callable(NodeType type, const YamlValue& v,
           continue;
         }
         auto a = node(value, path + ".kwargs." + k, true);
-        if (a)
-          n.kwargs.emplace_back(k, std::move(*a));
-        else
-          ok = false;
+        if (a) n.kwargs.emplace_back(k, std::move(*a));
+        else ok = false;
       }
     }
   }

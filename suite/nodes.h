@@ -40,8 +40,7 @@ class NodeParser {
   void check_presets();
 
   // Reports keys of `map` outside `allowed`, with a suggestion.
-  void check_keys(const YamlValue& map, const std::vector<std::string>& allowed,
-                  const std::string& path);
+  void check_keys(const YamlValue& map, const std::vector<std::string>& allowed, const std::string& path);
   void error(const YamlValue& at, const std::string& path, std::string message);
   void warning(const YamlValue& at, const std::string& path, std::string message);
   // A problem that fails only the test that uses the node: a warning now, n's defect at run time.

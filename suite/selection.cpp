@@ -31,15 +31,12 @@ std::vector<std::string> listing(const Suite& suite, const IdFilter& filter) {
 
 std::optional<std::string> unavailable_device(const Test& test) {
   switch (test.device) {
-    case Device::Cpu:
-      return std::nullopt;
+    case Device::Cpu: return std::nullopt;
     case Device::Gpu:
     case Device::Cuda:
-      if (at::hasCUDA())
-        return "device " + std::string(name(test.device)) + " is not supported by this runner yet";
+      if (at::hasCUDA()) return "device " + std::string(name(test.device)) + " is not supported by this runner yet";
       return "device " + std::string(name(test.device)) + " is not available (no CUDA)";
-    case Device::Mps:
-      return "device mps is not available";
+    case Device::Mps: return "device mps is not available";
   }
   return std::nullopt;
 }
@@ -53,12 +50,10 @@ void check_module(const Node& n, const Test& test, std::vector<std::string>& war
   if (n.path.starts_with("file:")) {
     std::string file = n.path.substr(5);
     file = file.substr(0, file.find("::"));  // "file:m.pt::a.b" -> "m.pt"
-    found = std::filesystem::exists(std::filesystem::path(test.directory) / file) ||
-            std::filesystem::exists(file);
+    found = std::filesystem::exists(std::filesystem::path(test.directory) / file) || std::filesystem::exists(file);
   }
   if (!found)
-    warnings.push_back(n.pos.str() + ": warning: " + test.id + ": module '" + n.path +
-                       "' is not available here");
+    warnings.push_back(n.pos.str() + ": warning: " + test.id + ": module '" + n.path + "' is not available here");
   for (const auto& arg : n.args) check_module(arg, test, warnings);
   for (const auto& [name, arg] : n.kwargs) check_module(arg, test, warnings);
 }
@@ -68,11 +63,10 @@ void check_module(const Node& n, const Test& test, std::vector<std::string>& war
 std::vector<std::string> reference_warnings(const Suite& suite) {
   std::vector<std::string> warnings;
   for (const auto& test : suite.tests) {
-    if (test.module)
-      check_module(*test.module, test, warnings);
+    if (test.module) check_module(*test.module, test, warnings);
     else if (!opcall::has_op(test.op))
-      warnings.push_back(test.pos.str() + ": warning: " + test.id + ": unknown operator '" +
-                         test.op + "'" + opcall::suggest_op(test.op));
+      warnings.push_back(test.pos.str() + ": warning: " + test.id + ": unknown operator '" + test.op + "'" +
+                         opcall::suggest_op(test.op));
   }
   return warnings;
 }

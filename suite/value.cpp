@@ -83,20 +83,13 @@ void YamlValue::set(std::string key, YamlValue v) {
 
 std::string YamlValue::kind_name() const {
   switch (kind) {
-    case Kind::Null:
-      return "null";
-    case Kind::Bool:
-      return "bool";
-    case Kind::Int:
-      return "int";
-    case Kind::Float:
-      return "float";
-    case Kind::String:
-      return "string";
-    case Kind::List:
-      return "list";
-    case Kind::Map:
-      return "mapping";
+    case Kind::Null: return "null";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::String: return "string";
+    case Kind::List: return "list";
+    case Kind::Map: return "mapping";
   }
   return "?";
 }
@@ -115,9 +108,8 @@ struct Decimal {
 // Shortest round-trip digits, or `significant` digits rounded to nearest when given.
 Decimal decimal(double x, int significant) {
   char buf[64];
-  auto res = significant > 0
-                 ? std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific, significant - 1)
-                 : std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  auto res = significant > 0 ? std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific, significant - 1)
+                             : std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   std::string sci(buf, res.ptr);  // "-1.2345e-05"
   Decimal d;
   d.negative = sci[0] == '-';
@@ -146,10 +138,8 @@ std::string layout(const Decimal& d, bool point_always) {
     }
   } else {
     out = digits.substr(0, 1);
-    if (digits.size() > 1)
-      out.append(".").append(digits, 1);
-    else if (point_always)
-      out += ".0";
+    if (digits.size() > 1) out.append(".").append(digits, 1);
+    else if (point_always) out += ".0";
     char exp[16];
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     out += exp;
@@ -184,8 +174,7 @@ std::optional<ElementBits> parse_bits(const YamlValue& v) {
 
 std::string bits_text(uint64_t bits, size_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "bits:0x%0*llx", static_cast<int>(2 * bytes),
-                static_cast<unsigned long long>(bits));
+  std::snprintf(buf, sizeof buf, "bits:0x%0*llx", static_cast<int>(2 * bytes), static_cast<unsigned long long>(bits));
   return buf;
 }
 
@@ -233,16 +222,11 @@ static std::string python_string_repr(const std::string& s) {
 
 std::string python_repr(const YamlValue& v) {
   switch (v.kind) {
-    case YamlValue::Kind::Null:
-      return "None";
-    case YamlValue::Kind::Bool:
-      return v.b ? "True" : "False";
-    case YamlValue::Kind::Int:
-      return std::to_string(v.i);
-    case YamlValue::Kind::Float:
-      return python_float(v.f);
-    case YamlValue::Kind::String:
-      return python_string_repr(v.s);
+    case YamlValue::Kind::Null: return "None";
+    case YamlValue::Kind::Bool: return v.b ? "True" : "False";
+    case YamlValue::Kind::Int: return std::to_string(v.i);
+    case YamlValue::Kind::Float: return python_float(v.f);
+    case YamlValue::Kind::String: return python_string_repr(v.s);
     case YamlValue::Kind::List: {
       std::string out = "[";
       for (size_t k = 0; k < v.items.size(); ++k) out += (k ? ", " : "") + python_repr(v.items[k]);
@@ -251,8 +235,7 @@ std::string python_repr(const YamlValue& v) {
     case YamlValue::Kind::Map: {
       std::string out = "{";
       for (size_t k = 0; k < v.entries.size(); ++k)
-        out += (k ? ", " : "") + python_repr(v.entries[k].first) + ": " +
-               python_repr(v.entries[k].second);
+        out += (k ? ", " : "") + python_repr(v.entries[k].first) + ": " + python_repr(v.entries[k].second);
       return out + "}";
     }
   }
@@ -270,10 +253,8 @@ bool python_equal(const YamlValue& a, const YamlValue& b) {
   }
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case YamlValue::Kind::Null:
-      return true;
-    case YamlValue::Kind::String:
-      return a.s == b.s;
+    case YamlValue::Kind::Null: return true;
+    case YamlValue::Kind::String: return a.s == b.s;
     case YamlValue::Kind::List:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
@@ -291,8 +272,7 @@ bool python_equal(const YamlValue& a, const YamlValue& b) {
         if (!found) return false;
       }
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -300,8 +280,7 @@ bool python_equal(const YamlValue& a, const YamlValue& b) {
 
 namespace {
 
-const std::regex kBool(
-    "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
+const std::regex kBool("yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
 const std::regex kNull("~|null|Null|NULL|");
 const std::regex kInt(
     "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
@@ -392,9 +371,9 @@ YamlValue resolve_plain_scalar(const std::string& text, Pos pos) {
   if (std::regex_match(text, kNull)) return YamlValue::null(std::move(pos));
   if (std::regex_match(text, kBool)) {
     char c = text[0];
-    return YamlValue::boolean(c == 'y' || c == 'Y' || c == 't' || c == 'T' ||
-                                  ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
-                              std::move(pos));
+    return YamlValue::boolean(
+        c == 'y' || c == 'Y' || c == 't' || c == 'T' || ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
+        std::move(pos));
   }
   if (may_be_number(text)) {
     if (std::regex_match(text, kFloat))
@@ -406,10 +385,8 @@ YamlValue resolve_plain_scalar(const std::string& text, Pos pos) {
 }
 
 std::optional<YamlValue> parse_numeric_string(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   static const std::regex kDecimalInt("[-+]?[0-9]+(?:_[0-9]+)*");
   static const std::regex kDecimalFloat(
       "[-+]?(?:(?:[0-9]+(?:_[0-9]+)*)?\\.?[0-9]+(?:_[0-9]+)*|[0-9]+(?:_[0-9]+)*\\.)"
@@ -417,8 +394,7 @@ std::optional<YamlValue> parse_numeric_string(std::string_view text) {
       std::regex::icase);
   std::string s(text);
   if (std::regex_match(s, kDecimalInt)) {
-    if (auto v = parse_base(without_underscores(s.substr(s[0] == '+' ? 1 : 0)), 10))
-      return YamlValue::integer(*v);
+    if (auto v = parse_base(without_underscores(s.substr(s[0] == '+' ? 1 : 0)), 10)) return YamlValue::integer(*v);
     return std::nullopt;
   }
   if (std::regex_match(s, kDecimalFloat))

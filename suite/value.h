@@ -86,7 +86,7 @@ struct ElementBits {
   size_t bytes = 0;  // the width its digits give: 2, 4 or 8
 };
 std::optional<ElementBits> parse_bits(const YamlValue& v);  // nullopt unless a string of that form
-std::string bits_text(uint64_t bits, size_t bytes);       // "bits:0x7fc00000" for (.., 4)
+std::string bits_text(uint64_t bits, size_t bytes);         // "bits:0x7fc00000" for (.., 4)
 
 // Whether a literal value nests as `shape` says: lists of shape[0] entries, each nesting as the
 // rest, down to non-list leaves.

@@ -112,8 +112,8 @@ std::string plugin_hint(const std::string& target) {
 // What one registered test needs.
 struct Case {
   std::shared_ptr<Fixture> fixture;
-  size_t index = 0;                   // in the fixture
-  std::string what;                   // "add.Tensor valid sample 7", for messages
+  size_t index = 0;  // in the fixture
+  std::string what;  // "add.Tensor valid sample 7", for messages
   std::string target, baseline;
   std::optional<std::string> unavailable;  // why this machine cannot run the target
   std::optional<std::string> xfail;        // the known failure's reason
@@ -137,9 +137,7 @@ class RegisteredTest : public ::testing::Test {
     std::string setup_error;
     try {
       item = c_.fixture->item(c_.index);
-    } catch (const std::exception& e) {
-      setup_error = e.what();
-    }
+    } catch (const std::exception& e) { setup_error = e.what(); }
     if (!setup_error.empty()) return setup_failure(setup_error);
     for (const runner::Side& side : item->sides)
       if (!side.call) {
@@ -174,9 +172,7 @@ std::set<std::string>& registered_names() {
 std::optional<std::string> unavailable(const std::string& target) {
   try {
     return runner::find_backend(target)->unavailable();
-  } catch (const std::exception& e) {
-    return std::string(e.what());
-  }
+  } catch (const std::exception& e) { return std::string(e.what()); }
 }
 
 // The options as registered: the targets after OPSFUZZ_TEST_TARGETS, only() and exclude().
@@ -209,14 +205,22 @@ size_t register_cases(const TestOptions& o, const std::shared_ptr<Fixture>& fixt
   for (size_t k = 0; k < names.size(); ++k)
     for (const std::string& target : o.targets) {
       const ItemName& name = names[k];
-      Case c{fixture, k, name.what, target, o.baseline == target ? "" : o.baseline, why[target],
-             xfail_reason(o, target), o.check, o.isolate, reproduce(k, target)};
+      Case c{fixture,
+             k,
+             name.what,
+             target,
+             o.baseline == target ? "" : o.baseline,
+             why[target],
+             xfail_reason(o, target),
+             o.check,
+             o.isolate,
+             reproduce(k, target)};
       std::string test = name.test + "/" + identifier(target);
       if (!registered_names().insert(name.suite + "." + test).second)
         throw std::invalid_argument("the test " + name.suite + "." + test + " is registered twice");
-      const ::testing::TestInfo* info = ::testing::RegisterTest(
-          name.suite.c_str(), test.c_str(), nullptr, name.what.c_str(), __FILE__, __LINE__,
-          [c = std::move(c)]() -> ::testing::Test* { return new RegisteredTest(c); });
+      const ::testing::TestInfo* info =
+          ::testing::RegisterTest(name.suite.c_str(), test.c_str(), nullptr, name.what.c_str(), __FILE__, __LINE__,
+                                  [c = std::move(c)]() -> ::testing::Test* { return new RegisteredTest(c); });
       fixture->add_user(info);
       ++n;
     }
@@ -296,7 +300,8 @@ size_t SpecDBTests::register_tests() {
     auto reproduce = [&, op = spec->op()](size_t k, const std::string& target) {
       std::string cmd = "ops-fuzz run --ops " + shell_quote(op) + " --seed " + std::to_string(seed_) + " --max " +
                         std::to_string(k + 1) + (invalid_ ? " --invalid" : "") +
-                        (config_.empty() ? "" : " --config " + shell_quote(config_)) + " --backends " + shell_quote(target);
+                        (config_.empty() ? "" : " --config " + shell_quote(config_)) + " --backends " +
+                        shell_quote(target);
       if (!o.baseline.empty() && o.baseline != target) cmd += " --baseline " + shell_quote(o.baseline);
       return cmd + "  (the last item)";
     };
@@ -350,15 +355,16 @@ std::optional<std::string> compare_with_baseline(const runner::Item& item, const
   out << item.id << " on " << target << (options.baseline.empty() ? "" : " against " + baseline) << ": " << why;
   auto statuses = [&](const runner::BackendResult& b) {
     out << "\n  " << b.backend << ":";
-    for (const runner::SideResult& s : b.res) out << " " << runner::name(s.status) << (s.err.empty() ? "" : " (" + s.err + ")");
+    for (const runner::SideResult& s : b.res)
+      out << " " << runner::name(s.status) << (s.err.empty() ? "" : " (" + s.err + ")");
   };
   if (r.baseline) statuses(*r.baseline);
   statuses(mine);
   if (mine.diff)
     for (size_t i = 0; i < mine.diff->size(); ++i) {
       const runner::Diff& d = (*mine.diff)[i];
-      out << "\n  distances" << (mine.diff->size() > 1 ? " side " + std::to_string(i) : "") << ": max_abs "
-          << d.max_abs << ", mean_abs " << d.mean_abs << ", mse " << d.mse << ", ulp " << d.ulp;
+      out << "\n  distances" << (mine.diff->size() > 1 ? " side " + std::to_string(i) : "") << ": max_abs " << d.max_abs
+          << ", mean_abs " << d.mean_abs << ", mse " << d.mse << ", ulp " << d.ulp;
     }
   for (const runner::Side& side : item.sides) out << "\n  inputs of " << side.op << ":" << inputs(side);
   return out.str();

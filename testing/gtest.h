@@ -32,8 +32,8 @@ struct TestOptions {
   std::string baseline = "eager_cpu";             // "" for none: then only statuses are judged
   std::vector<std::pair<std::vector<std::string>, std::string>> known_failing;  // targets, reason
   std::vector<std::string> excluded, only;
-  Check check;           // empty: compare_with_baseline
-  bool isolate = true;   // items run in isolated workers (a crashing kernel fails its test only)
+  Check check;          // empty: compare_with_baseline
+  bool isolate = true;  // items run in isolated workers (a crashing kernel fails its test only)
 };
 
 // The options' setters, chaining (Derived: SpecDBTests or YamlTests).

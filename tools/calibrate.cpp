@@ -93,8 +93,8 @@ std::tuple<bool, bool, int64_t> smallness(const MetaArg& m) {
 }
 
 // Up to `n` accepted valid samples in which argument `arg` is present, smallest first.
-std::vector<size_t> pick_bases(const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
-                               size_t arg, int64_t n) {
+std::vector<size_t> pick_bases(const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes, size_t arg,
+                               int64_t n) {
   std::vector<size_t> candidates;
   for (size_t i = 0; i < samples.size(); ++i)
     if (outcomes[i].kind == CallOutcome::Accepted && present(samples[i].metas.at(arg))) candidates.push_back(i);
@@ -253,9 +253,7 @@ Calibration calibrate(const Spec& spec, const CalibrateOptions& options) {
     judge_invalid(spec, invalid, invalid_outcomes, invalid_options, c, bind_errors);
     c.bind_errors = sorted(std::move(bind_errors));
     c.args = probe_dtypes(spec, valid, valid_outcomes, options);
-  } catch (const std::exception& e) {
-    c.error = e.what();
-  }
+  } catch (const std::exception& e) { c.error = e.what(); }
   return c;
 }
 
@@ -360,18 +358,21 @@ nlohmann::json to_json(const Calibration& c) {
   auto groups = [](const std::vector<SampleGroup>& gs) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& g : gs)
-      out.push_back({{"key", g.key}, {"example", g.example}, {"count", g.count}, {"total", g.total},
-                     {"index", g.index}, {"command", g.command}});
+      out.push_back({{"key", g.key},
+                     {"example", g.example},
+                     {"count", g.count},
+                     {"total", g.total},
+                     {"index", g.index},
+                     {"command", g.command}});
     return out;
   };
   nlohmann::json args = nlohmann::json::array();
   for (const auto& a : c.args) {
     nlohmann::json dtypes = nlohmann::json::object(), suggested = nlohmann::json::array();
     for (const auto& p : a.dtypes)
-      dtypes[std::string(name(p.dtype))] = {{"accepted", p.accepted}, {"refused", p.refused},
-                                            {"crashed", p.crashed},   {"bind_errors", p.bind_errors},
-                                            {"message", p.message},   {"generated", p.generated},
-                                            {"allowed", p.allowed}};
+      dtypes[std::string(name(p.dtype))] = {
+          {"accepted", p.accepted}, {"refused", p.refused},     {"crashed", p.crashed}, {"bind_errors", p.bind_errors},
+          {"message", p.message},   {"generated", p.generated}, {"allowed", p.allowed}};
     for (c10::ScalarType t : a.suggested()) suggested.push_back(std::string(name(t)));
     args.push_back({{"arg", a.arg}, {"bases", a.bases}, {"dtypes", dtypes}, {"suggested", suggested}});
   }

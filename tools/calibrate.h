@@ -16,17 +16,17 @@ namespace opsfuzz {
 
 struct CalibrateOptions {
   uint64_t seed = 0;
-  int64_t max = 200;     // valid samples, and as many invalid ones
-  std::string config;    // as given to --config
-  int64_t bases = 3;     // valid samples each tensor argument's dtypes are probed on
-  double timeout_s = 10; // per call
+  int64_t max = 200;      // valid samples, and as many invalid ones
+  std::string config;     // as given to --config
+  int64_t bases = 3;      // valid samples each tensor argument's dtypes are probed on
+  double timeout_s = 10;  // per call
 };
 
 // What the kernel did with one tensor argument cast to one dtype, over the base samples.
 struct DtypeProbe {
   c10::ScalarType dtype = c10::ScalarType::Float;
   uint64_t accepted = 0, refused = 0, crashed = 0, bind_errors = 0;
-  std::string message;  // the first refusal, crash or binding error, one line
+  std::string message;     // the first refusal, crash or binding error, one line
   bool generated = false;  // the spec's valid samples give the argument this dtype
   bool allowed = true;     // the configuration lets the spec generate it (half is off by default)
 
@@ -51,11 +51,11 @@ struct ArgCalibration {
 // Samples of one kind of surprise: one normalized kernel message (valid samples refused) or one
 // violated constraint (invalid samples accepted), with a command that reproduces the first.
 struct SampleGroup {
-  std::string key;       // the normalized message, or the constraint's label
-  std::string example;   // the first sample's message (first line)
+  std::string key;      // the normalized message, or the constraint's label
+  std::string example;  // the first sample's message (first line)
   uint64_t count = 0;
-  uint64_t total = 0;    // invalid samples: how many broke this constraint
-  uint64_t index = 0;    // the first sample
+  uint64_t total = 0;  // invalid samples: how many broke this constraint
+  uint64_t index = 0;  // the first sample
   std::string command;
 };
 
@@ -63,13 +63,13 @@ struct Calibration {
   std::string op;
   CalibrateOptions options;
   std::vector<ArgCalibration> args;
-  uint64_t valid = 0, invalid = 0;           // samples run
-  std::vector<SampleGroup> valid_refused;    // by normalized message, largest first
-  std::vector<SampleGroup> invalid_accepted; // by violated constraint, largest first
+  uint64_t valid = 0, invalid = 0;            // samples run
+  std::vector<SampleGroup> valid_refused;     // by normalized message, largest first
+  std::vector<SampleGroup> invalid_accepted;  // by violated constraint, largest first
   uint64_t invalid_refused = 0, invalid_crashed = 0;
   uint64_t valid_unbound = 0, invalid_unbound = 0;  // of the samples run, binding errors
-  std::vector<SampleGroup> bind_errors;      // samples that did not bind: our bug, not the kernel's
-  std::string error;                         // generation failed
+  std::vector<SampleGroup> bind_errors;             // samples that did not bind: our bug, not the kernel's
+  std::string error;                                // generation failed
 };
 
 // Calibrates any spec (the SpecDB's or one of a test) against the kernel of its op. Every call

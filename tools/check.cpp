@@ -21,7 +21,8 @@ std::string spec_name(const c10::FunctionSchema& schema) {
 }
 
 // A bound stack (one value per schema argument) in the order of the spec's arguments, by name.
-std::vector<c10::IValue> in_spec_order(const Spec& spec, const c10::FunctionSchema& schema, const opcall::Stack& stack) {
+std::vector<c10::IValue> in_spec_order(const Spec& spec, const c10::FunctionSchema& schema,
+                                       const opcall::Stack& stack) {
   std::vector<c10::IValue> out;
   for (const ArgSpec& a : spec.args()) {
     auto index = schema.argumentIndexWithName(a.name);
@@ -67,9 +68,7 @@ TestCheck check_test(const suite::Test& test, uint64_t run_seed, const Config& c
     check.status = status_of(check.classification);
   } catch (const c10::Error& e) {
     check.status = TestCheck::Error, check.message = e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    check.status = TestCheck::Error, check.message = e.what();
-  }
+  } catch (const std::exception& e) { check.status = TestCheck::Error, check.message = e.what(); }
   return check;
 }
 

@@ -24,9 +24,7 @@ CLI::Validator config_validator() {
         try {
           Config::parse(words);
           return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
+        } catch (const std::invalid_argument& e) { return std::string(e.what()); }
       },
       "WORDS");
 }
@@ -63,8 +61,7 @@ void add_selection(CLI::App* cmd, OpSelection& s) {
   add_ops_option(cmd, s);
 }
 
-void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, int64_t& index,
-                    std::string& config) {
+void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, int64_t& index, std::string& config) {
   cmd->add_flag("--invalid", invalid, "samples that violate exactly one constraint (default: valid ones)");
   add_samples(cmd, seed, max, config, "samples per op");
   add_index(cmd, index);
@@ -86,15 +83,13 @@ const char* kCalibrateHelp =
 // Opens a user's shared library: its static initializers register specs (OPSFUZZ_REGISTER_SPEC),
 // backends (runner::register_backend) and operators (TORCH_LIBRARY) with this process.
 void load_plugin(const std::string& path) {
-  if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
-    throw UsageError("--load " + path + ": " + ::dlerror());
+  if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) throw UsageError("--load " + path + ": " + ::dlerror());
 }
 
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"Generates inputs for ATen operators from their specs, and runs them on the CPU kernels.",
-               "ops-fuzz"};
+  CLI::App app{"Generates inputs for ATen operators from their specs, and runs them on the CPU kernels.", "ops-fuzz"};
   app.require_subcommand(1);
   app.fallthrough(false);
   std::function<int()> command;
@@ -112,13 +107,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add_selection(generate_cmd, gen.selection);
   add_generation(generate_cmd, gen.invalid, gen.seed, gen.max, gen.index, gen.config);
   generate_cmd->add_flag("--out", gen.with_out, "also generate out= tensors");
-  generate_cmd->add_option("--format", format,
-                            "summary (a table per op), jsonl (one sample a line) or yaml (a test suite for run-eager: "
-                            "one test per sample, values exact, tensors contiguous)")
+  generate_cmd
+      ->add_option("--format", format,
+                   "summary (a table per op), jsonl (one sample a line) or yaml (a test suite for run-eager: "
+                   "one test per sample, values exact, tensors contiguous)")
       ->capture_default_str()
       ->check(CLI::IsMember({"summary", "jsonl", "yaml"}));
   generate_cmd->callback([&] {
-    gen.format = format == "jsonl" ? SampleFormat::Jsonl : format == "yaml" ? SampleFormat::Yaml : SampleFormat::Summary;
+    gen.format = format == "jsonl"  ? SampleFormat::Jsonl
+                 : format == "yaml" ? SampleFormat::Yaml
+                                    : SampleFormat::Summary;
     command = [&] { return generate(gen, out, err); };
   });
 
@@ -145,14 +143,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   });
 
   CalibrateCommand cal;
-  auto* calibrate_cmd = app.add_subcommand(
-      "calibrate", "for spec authors: the dtypes the CPU kernel takes per tensor argument, the spec's valid "
-                   "samples it refuses and invalid samples it accepts");
+  auto* calibrate_cmd =
+      app.add_subcommand("calibrate",
+                         "for spec authors: the dtypes the CPU kernel takes per tensor argument, the spec's valid "
+                         "samples it refuses and invalid samples it accepts");
   calibrate_cmd->footer(kCalibrateHelp);
   calibrate_cmd->add_option("OP", cal.op, "an op of the SpecDB")->required();
   add_samples(calibrate_cmd, cal.options.seed, cal.options.max, cal.options.config,
               "valid samples run, and as many invalid ones");
-  calibrate_cmd->add_option("--bases", cal.options.bases, "accepted valid samples each tensor argument's dtypes are probed on")
+  calibrate_cmd
+      ->add_option("--bases", cal.options.bases, "accepted valid samples each tensor argument's dtypes are probed on")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   calibrate_cmd->add_option("--timeout", cal.options.timeout_s, "seconds a call may run")->capture_default_str();
@@ -164,9 +164,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "validate-yaml", "checks a YAML test suite (with its includes): every error and warning, with file:line:column");
   auto* list_cmd = app.add_subcommand(
       "list-tests", "the expanded test ids of a YAML suite, in order; a pair test as its id, then its sides");
-  auto* run_cmd = app.add_subcommand("run-eager", "runs each selected test of a YAML suite on the CPU kernels, in isolated workers (a crash costs its test)");
-  for (auto* cmd : {validate_cmd, list_cmd, run_cmd})
-    cmd->add_option("FILE", suite.file, "the suite")->required();
+  auto* run_cmd = app.add_subcommand(
+      "run-eager",
+      "runs each selected test of a YAML suite on the CPU kernels, in isolated workers (a crash costs its test)");
+  for (auto* cmd : {validate_cmd, list_cmd, run_cmd}) cmd->add_option("FILE", suite.file, "the suite")->required();
   for (auto* cmd : {list_cmd, run_cmd})
     cmd->add_option("--test-ids", suite.test_ids, "semicolon-separated ids; one ending in '*' is a prefix");
   run_cmd->add_option("--seed", suite.seed, "seed of the inputs")->capture_default_str();
@@ -185,9 +186,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   check_cmd->add_option("FILE", check.suite.file, "the suite")->required();
   check_cmd->add_option("--test-ids", check.suite.test_ids, "semicolon-separated ids; one ending in '*' is a prefix");
   check_cmd->add_option("--seed", check.suite.seed, "seed of the inputs (as run-eager's)")->capture_default_str();
-  check_cmd->add_option("--config", check.config,
-                        "the configuration whose limits (dtypes, rank, sizes, list lengths) bound the generation "
-                        "scope: " + std::string(config_help()))
+  check_cmd
+      ->add_option("--config", check.config,
+                   "the configuration whose limits (dtypes, rank, sizes, list lengths) bound the generation "
+                   "scope: " +
+                       std::string(config_help()))
       ->check(config_validator());
   check_cmd->add_flag("--expect-valid", check.expect_valid,
                       "exit 1 unless every selected test with a spec is valid (for CI of hand-written suites)");
@@ -205,9 +208,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
     app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err) == 0 ? 0 : 2;
-  }
+  } catch (const CLI::ParseError& e) { return app.exit(e, out, err) == 0 ? 0 : 2; }
   try {
     for (const std::string& path : plugins) load_plugin(path);
     return command();

@@ -23,8 +23,8 @@ struct UsageError : std::runtime_error {
 
 // Which ops of the SpecDB a command works on: named ops and globs (`add.*`); all when empty.
 struct OpSelection {
-  std::vector<std::string> ops;   // positional: exact names
-  std::vector<std::string> globs; // --ops 'add.*,sub.*'
+  std::vector<std::string> ops;    // positional: exact names
+  std::vector<std::string> globs;  // --ops 'add.*,sub.*'
 };
 std::vector<const Spec*> select_specs(const OpSelection& selection);
 // --ops GLOB,...: the shared option of the commands that select ops of the SpecDB.
@@ -48,8 +48,7 @@ struct Shard {
 // validator puts "--shard: " before it).
 Shard parse_shard(const std::string& text);
 // The elements of `all` that belong to `shard`, in their order.
-template <class T>
-std::vector<T> take_shard(std::vector<T> all, const Shard& shard) {
+template <class T> std::vector<T> take_shard(std::vector<T> all, const Shard& shard) {
   std::vector<T> mine;
   for (size_t k = shard.index; k < all.size(); k += shard.count) mine.push_back(std::move(all[k]));
   return mine;

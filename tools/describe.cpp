@@ -192,7 +192,16 @@ void print_scope(const Spec& spec, std::ostream& out) {
 
 // What a configuration word can change in one argument, as seen in solved tuples.
 enum Seen : uint8_t {
-  RankZero, SizeZero, Half, Transposable, Strided, ChannelsLast, NotBool, Floating, Integral, kSeen
+  RankZero,
+  SizeZero,
+  Half,
+  Transposable,
+  Strided,
+  ChannelsLast,
+  NotBool,
+  Floating,
+  Integral,
+  kSeen
 };
 
 // Which arguments each configuration word reaches: seen in the valid tuples the engine solves

@@ -32,8 +32,7 @@ Shard parse_shard(const std::string& text) {
       !number(t.substr(slash + 1), shard.count))
     throw UsageError("'" + text + "' is not I/N (this shard's 0-based index / the number of shards, e.g. 1/3)");
   if (shard.count == 0) throw UsageError("'" + text + "': N, the number of shards, must be at least 1");
-  if (shard.index >= shard.count)
-    throw UsageError("'" + text + "': I must be below N (shards are numbered 0 to N-1)");
+  if (shard.index >= shard.count) throw UsageError("'" + text + "': I must be below N (shards are numbered 0 to N-1)");
   return shard;
 }
 
@@ -44,15 +43,14 @@ void add_shard_option(CLI::App* cmd, Shard& shard, const std::string& unit) {
         try {
           parse_shard(text);
           return std::string();
-        } catch (const UsageError& e) {
-          return std::string(e.what());
-        }
+        } catch (const UsageError& e) { return std::string(e.what()); }
       },
       "I/N");
   cmd->add_option_function<std::string>(
          "--shard", [&shard](const std::string& text) { shard = parse_shard(text); },
-         "only shard I of N (0-based): the " + unit + "s k (in selection order) with k % N == I, the same split on "
-         "every machine; ops-fuzz merge joins the shards' results")
+         "only shard I of N (0-based): the " + unit +
+             "s k (in selection order) with k % N == I, the same split on "
+             "every machine; ops-fuzz merge joins the shards' results")
       ->check(valid);
 }
 
@@ -65,9 +63,9 @@ const char* kNeither = "neither run's results (JSONL, a meta record first) nor a
 // One input: run's JSONL or a sweep report.
 struct Input {
   std::string path;
-  bool run = false;         // run's JSONL; else a sweep report
-  json head;                // the (first) meta record; the report without its rows
-  std::vector<json> rows;   // item records; op rows
+  bool run = false;        // run's JSONL; else a sweep report
+  json head;               // the (first) meta record; the report without its rows
+  std::vector<json> rows;  // item records; op rows
   std::optional<Shard> shard;
 
   const char* format() const { return run ? "run's results (JSONL)" : "a sweep --json report"; }
@@ -109,7 +107,7 @@ std::string read_text(const std::string& path) {
 
 std::string type_of(const json& record) {
   return record.is_object() && record.contains("type") && record["type"].is_string() ? record["type"].get<std::string>()
-                                                                                       : "";
+                                                                                     : "";
 }
 
 Input read_run(const std::string& path, const std::string& text, std::ostream& err) {
@@ -172,14 +170,12 @@ Input read_input(const std::string& path, std::ostream& err) {
   std::string text = read_text(path);
   json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
   Input in = whole.is_object() && whole.contains("ops") && whole["ops"].is_array() ? read_sweep(path, std::move(whole))
-                                                                                    : read_run(path, text, err);
+                                                                                   : read_run(path, text, err);
   if (in.head.contains(in.shard_field())) {
     const json& s = in.head.at(in.shard_field());
     try {
       in.shard = parse_shard(s.is_string() ? s.get<std::string>() : s.dump());
-    } catch (const UsageError& e) {
-      throw std::runtime_error(path + ": its shard " + e.what());
-    }
+    } catch (const UsageError& e) { throw std::runtime_error(path + ": its shard " + e.what()); }
   }
   return in;
 }
@@ -211,9 +207,10 @@ void check_overlap(const std::vector<Input>& inputs) {
       auto [it, fresh] = owner.emplace(key, &in);
       if (fresh) continue;
       std::string what = std::string(in.run ? "item '" : "op '") + key + "' is ";
-      throw std::runtime_error(what + (it->second->path == in.path ? "twice in " + in.path
-                                                                 : "in both " + it->second->path + " and " + in.path) +
-                               ": overlapping shards");
+      throw std::runtime_error(
+          what +
+          (it->second->path == in.path ? "twice in " + in.path : "in both " + it->second->path + " and " + in.path) +
+          ": overlapping shards");
     }
 }
 

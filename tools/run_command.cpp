@@ -64,10 +64,19 @@ std::vector<runner::Item> make_items(const RunCommand& o, std::ostream& err) {
 }
 
 json params(const RunCommand& o) {
-  return {{"backends", split(o.backends, ';')}, {"baseline", o.baseline.empty() ? json(nullptr) : json(o.baseline)},
-          {"seed", o.seed}, {"mode", o.mode}, {"repeats", o.repeats}, {"num_sampled_inputs", o.sampled_inputs},
-          {"timeout_s", o.timeout_s}, {"test_ids", o.test_ids}, {"skips", o.skips},
-          {"ops", o.selection.globs}, {"invalid", o.invalid}, {"config", o.config}, {"max", o.max}};
+  return {{"backends", split(o.backends, ';')},
+          {"baseline", o.baseline.empty() ? json(nullptr) : json(o.baseline)},
+          {"seed", o.seed},
+          {"mode", o.mode},
+          {"repeats", o.repeats},
+          {"num_sampled_inputs", o.sampled_inputs},
+          {"timeout_s", o.timeout_s},
+          {"test_ids", o.test_ids},
+          {"skips", o.skips},
+          {"ops", o.selection.globs},
+          {"invalid", o.invalid},
+          {"config", o.config},
+          {"max", o.max}};
 }
 
 // The command that reruns one item on one backend: its sample by index, or its test by id.
@@ -95,8 +104,8 @@ void list_failures(const RunCommand& o, const std::vector<runner::ItemResult>& r
       std::string why = runner::failure_reason(r, *b);
       if (why.empty() || n++ >= kListed) continue;
       if (n == 1) out << "failing:\n";
-      out << "  " << r.item->id << "  " << b->backend << "  " << why << "\n    " << rerun_command(o, *r.item, b->backend)
-          << "\n";
+      out << "  " << r.item->id << "  " << b->backend << "  " << why << "\n    "
+          << rerun_command(o, *r.item, b->backend) << "\n";
     }
   if (n > kListed) out << "  ... and " << n - kListed << " more (the results file has them all)\n";
 }
@@ -176,13 +185,18 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   run->add_flag("--resume", o->resume, "skip the items already in --out and append the others");
   run->add_option("--junit", o->junit, "JUnit XML file: one testcase per item and backend");
   run->add_option("--repeats", o->repeats, "runs per item and backend (ms is their median)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_option("--num-sampled-inputs", o->sampled_inputs, "runs of each YAML test, each with its own inputs")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_option("--mode", o->mode, "1: accuracy (one comparison); 2: timing (every repeat's time and comparison)")
-      ->capture_default_str()->check(CLI::Range(1, 2));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2));
   run->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
-  run->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_option("--jobs,-j", o->jobs, "processes running items side by side")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_flag("!--no-isolate", o->isolate, "run in this process (faster; a crashing kernel ends the run)");
   run->add_flag("--backtraces", o->backtraces, "keep C++ backtraces in kernel error messages (slow)");
   add_shard_option(run, o->shard, "item");

@@ -16,16 +16,16 @@ class App;
 namespace opsfuzz {
 
 struct RunCommand {
-  std::string file;            // a YAML suite; or SpecDB samples of `selection`
+  std::string file;  // a YAML suite; or SpecDB samples of `selection`
   OpSelection selection;
   bool invalid = false;
   std::string config;
-  int64_t max = 10;            // samples per op
-  int64_t index = -1;          // >= 0: only the sample with this index
+  int64_t max = 10;    // samples per op
+  int64_t index = -1;  // >= 0: only the sample with this index
   std::string backends = "eager_cpu";
   std::string baseline;
-  std::string test_ids;        // semicolon-separated, '*' suffix a prefix
-  std::string skips;           // 'id:backend;...'
+  std::string test_ids;  // semicolon-separated, '*' suffix a prefix
+  std::string skips;     // 'id:backend;...'
   std::string out_path, junit;
   bool append = false, resume = false;
   int repeats = 1, mode = 1;
@@ -34,7 +34,7 @@ struct RunCommand {
   double timeout_s = 60;
   unsigned jobs = 1;
   bool isolate = true, backtraces = false;
-  Shard shard;                 // item k of make_items' order runs in shard k % N
+  Shard shard;  // item k of make_items' order runs in shard k % N
 };
 
 int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err);

@@ -20,13 +20,10 @@ namespace opsfuzz {
 
 namespace {
 
-template <size_t Bytes>
-using Unsigned = std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>;
+template <size_t Bytes> using Unsigned =
+    std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>;
 
-template <class T>
-uint64_t bits_of(T x) {
-  return std::bit_cast<Unsigned<sizeof(T)>>(x);
-}
+template <class T> uint64_t bits_of(T x) { return std::bit_cast<Unsigned<sizeof(T)>>(x); }
 
 // The double a decimal written by yaml_float reads back as (the loader's strtod, correctly rounded).
 double read_back(const std::string& text) {
@@ -48,8 +45,7 @@ std::string yaml_string(const std::string& s) {
 // A floating element: the shortest decimal that the loader reads back (as a float64, then cast to
 // T as the materializer casts it) to the same bits; .inf, -.inf; .nan for the NaN the loader makes
 // of it, the bits of any other NaN.
-template <class T>
-std::string float_text(T x) {
+template <class T> std::string float_text(T x) {
   static const uint64_t default_nan = bits_of(static_cast<T>(std::numeric_limits<double>::quiet_NaN()));
   double d = static_cast<double>(x);
   if (std::isnan(d)) return bits_of(x) == default_nan ? ".nan" : quoted(suite::bits_text(bits_of(x), sizeof(T)));
@@ -61,14 +57,10 @@ std::string float_text(T x) {
   return suite::yaml_float(d);  // reads back as d exactly, which casts back to x exactly
 }
 
-template <class T>
-std::string element_text(T x) {
-  if constexpr (std::is_same_v<T, bool>)
-    return x ? "true" : "false";
-  else if constexpr (std::is_integral_v<T>)
-    return std::to_string(static_cast<int64_t>(x));
-  else
-    return float_text(x);
+template <class T> std::string element_text(T x) {
+  if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
+  else if constexpr (std::is_integral_v<T>) return std::to_string(static_cast<int64_t>(x));
+  else return float_text(x);
 }
 
 // The elements of a contiguous real tensor, in order.
@@ -145,8 +137,7 @@ std::optional<std::string> literal(const c10::IValue& v) {
 std::string const_node(const std::string& literal_text) { return "{type: const, value: " + literal_text + "}"; }
 
 // An enum argument by its name when the name reads back as it, by its number otherwise.
-template <class Enum, class Parse>
-std::string enum_text(int64_t v, Parse parse) {
+template <class Enum, class Parse> std::string enum_text(int64_t v, Parse parse) {
   auto e = static_cast<Enum>(v);
   std::string word(name(e));
   auto back = parse(word);

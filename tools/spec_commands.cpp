@@ -27,9 +27,7 @@ namespace {
 Config parse_config(const std::string& words) {
   try {
     return Config::parse(words);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--config: ") + e.what());
-  }
+  } catch (const std::invalid_argument& e) { throw UsageError(std::string("--config: ") + e.what()); }
 }
 
 // How a spec's joint constraints are solved under `cfg` ("" when it has none).
@@ -98,8 +96,8 @@ std::string row(const char* format, auto... values) {
 std::string why_never_invalid(const Spec& spec, const Config& cfg) {
   std::string rules;
   for (const Task& t : MetaArgTupleEngine(spec, cfg).invalid_tasks())
-    rules += (rules.empty() ? "" : "; ") + (t.joint >= 0 ? spec.joints()[t.joint].label
-                                                         : spec.args()[t.arg].constraints[t.constraint].label);
+    rules += (rules.empty() ? "" : "; ") +
+             (t.joint >= 0 ? spec.joints()[t.joint].label : spec.args()[t.arg].constraints[t.constraint].label);
   if (rules.empty()) return "every input is valid: the contract has no rule to break (any dtype, shape and value)";
   return "no input within the generation limits breaks one of its rules alone: " + rules;
 }
@@ -184,8 +182,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     out << row("%-30s %8llu %7llu %8llu %7zu %6zu %7zu %7zu %10llu %8llu %9llu %10.0f\n", spec->op().c_str(),
                static_cast<unsigned long long>(sum.valid + sum.invalid), static_cast<unsigned long long>(sum.valid),
                static_cast<unsigned long long>(sum.invalid), sum.dtypes.size(), sum.ranks.size(),
-               sum.diversity.single(), sum.diversity.pairs(),
-               static_cast<unsigned long long>(sum.stats.dead_ends),
+               sum.diversity.single(), sum.diversity.pairs(), static_cast<unsigned long long>(sum.stats.dead_ends),
                static_cast<unsigned long long>(sum.stats.redrawn),
                static_cast<unsigned long long>(sum.stats.solver_calls),
                (sum.valid + sum.invalid) / std::max(sum.seconds, 1e-9));
@@ -201,8 +198,8 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
   if (o.shard.sharded()) err << "sweep: " << o.shard.label() << specs.size() << " of " << selected.size() << " ops\n";
   const Config config = parse_config(o.sweep.config);
   note_sampling(specs, config, err);
-  out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected",
-             "crashed", "bind-err", "deviation");
+  out << row("%-30s %8s %9s %8s %8s %8s %8s %10s\n", "op", "samples", "expected", "accepted", "rejected", "crashed",
+             "bind-err", "deviation");
   // Rows in op order, each as soon as it and every op before it are done.
   std::vector<std::optional<OpSweep>> arrived(specs.size());
   size_t printed = 0, done = 0, failing = 0;
@@ -219,8 +216,8 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
     out << row("%-30s %8llu %8.1f%% %8llu %8llu %8llu %8llu %10llu\n", r.op.c_str(),
                static_cast<unsigned long long>(r.samples), r.judged == 0 ? 100.0 : 100.0 * r.expected / r.judged,
                static_cast<unsigned long long>(r.accepted), static_cast<unsigned long long>(r.rejected),
-               static_cast<unsigned long long>(r.crashed + r.timed_out),
-               static_cast<unsigned long long>(r.bind_errors), static_cast<unsigned long long>(r.deviation));
+               static_cast<unsigned long long>(r.crashed + r.timed_out), static_cast<unsigned long long>(r.bind_errors),
+               static_cast<unsigned long long>(r.deviation));
     out.flush();
   };
   auto results = sweep(specs, o.sweep, [&](size_t i, const OpSweep& r) {
@@ -228,8 +225,8 @@ int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err) {
     ++done, failing += !r.passed();
     if (o.progress) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      err << "\rsweep: " << done << "/" << specs.size() << " ops, " << failing << " failing, "
-          << static_cast<int>(s) << " s " << (done == specs.size() ? "\n" : "") << std::flush;
+      err << "\rsweep: " << done << "/" << specs.size() << " ops, " << failing << " failing, " << static_cast<int>(s)
+          << " s " << (done == specs.size() ? "\n" : "") << std::flush;
     }
     while (printed < specs.size() && arrived[printed]) print(*arrived[printed++]);
   });

@@ -18,9 +18,7 @@ using opcall::CallOutcome;
 
 namespace {
 
-bool crashed(const CallOutcome& o) {
-  return o.kind == CallOutcome::Crashed || o.kind == CallOutcome::TimedOut;
-}
+bool crashed(const CallOutcome& o) { return o.kind == CallOutcome::Crashed || o.kind == CallOutcome::TimedOut; }
 
 // Whether sample `i`'s crash is a known crash of the linked libtorch. A crash that does not
 // come back when the sample runs alone was caused by heap damage from another sample of the same
@@ -28,7 +26,7 @@ bool crashed(const CallOutcome& o) {
 // after it): the samples since the previous crash, and those up to the isolation window after
 // it, are searched for a known one.
 bool crash_is_known(const Spec& spec, const std::vector<Sample>& samples, const std::vector<CallOutcome>& outcomes,
-                 size_t i, const SweepOptions& options, std::string& message) {
+                    size_t i, const SweepOptions& options, std::string& message) {
   if (runner::known_crash(spec.op(), samples[i].deviations, outcomes[i].message)) return true;
   CallOutcome alone = run_sweep_samples({samples[i]}, options).front();
   if (crashed(alone)) return false;
@@ -37,12 +35,12 @@ bool crash_is_known(const Spec& spec, const std::vector<Sample>& samples, const 
   size_t last = std::min(samples.size(), i + 1 + opcall::IsolationOptions{}.window);
   for (size_t j = first; j < last; ++j)
     if (const Deviation* k = runner::known_crash(spec.op(), samples[j].deviations, outcomes[i].message)) {
-      message += "; alone it is " + std::string(name(alone.kind)) + ": blamed on #" +
-                 std::to_string(samples[j].index) + " (" + k->id + ")";
+      message += "; alone it is " + std::string(name(alone.kind)) + ": blamed on #" + std::to_string(samples[j].index) +
+                 " (" + k->id + ")";
       return true;
     }
-  message += "; alone it is " + std::string(name(alone.kind)) + ": one of #" +
-             std::to_string(samples[first].index) + "..#" + std::to_string(samples[last - 1].index) +
+  message += "; alone it is " + std::string(name(alone.kind)) + ": one of #" + std::to_string(samples[first].index) +
+             "..#" + std::to_string(samples[last - 1].index) +
              " (the samples its worker ran) may have corrupted the heap";
   return false;
 }
@@ -51,13 +49,12 @@ bool crash_is_known(const Spec& spec, const std::vector<Sample>& samples, const 
 
 bool OpSweep::passed() const {
   if (!error.empty() || expected != judged) return false;
-  return std::none_of(events.begin(), events.end(),
-                      [](const SweepEvent& e) { return e.kind == SweepEvent::NewCrash; });
+  return std::none_of(events.begin(), events.end(), [](const SweepEvent& e) { return e.kind == SweepEvent::NewCrash; });
 }
 
 std::string sample_command(const std::string& op, uint64_t index, const SweepOptions& options) {
-  std::string c = "ops-fuzz sweep " + op + " --seed " + std::to_string(options.seed) + " --index " +
-                  std::to_string(index);
+  std::string c =
+      "ops-fuzz sweep " + op + " --seed " + std::to_string(options.seed) + " --index " + std::to_string(index);
   if (options.invalid) c += " --invalid";
   if (!options.config.empty()) c += " --config " + shell_quote(options.config);
   return c;
@@ -71,9 +68,9 @@ std::vector<CallOutcome> run_sweep_samples(const std::vector<Sample>& samples, c
 
 std::vector<Sample> sweep_samples(const Spec& spec, const SweepOptions& options) {
   int64_t count = options.index >= 0 ? options.index + 1 : options.max;
-  std::vector<Sample> samples = generate_samples(spec, Config::parse(options.config), options.seed,
-                                                 options.invalid ? Validity::Invalid : Validity::Valid,
-                                                 static_cast<size_t>(count));
+  std::vector<Sample> samples =
+      generate_samples(spec, Config::parse(options.config), options.seed,
+                       options.invalid ? Validity::Invalid : Validity::Valid, static_cast<size_t>(count));
   if (options.index >= 0)
     samples.erase(samples.begin(), samples.begin() + std::min<int64_t>(options.index, samples.size()));
   return samples;
@@ -101,7 +98,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
       SweepEvent::Kind kind = finding ? SweepEvent::Finding : SweepEvent::Unexpected;
       if (crashed(o))
         kind = crash_is_known(spec, samples, outcomes, i, options, message) ? SweepEvent::KnownCrash
-                                                                                  : SweepEvent::NewCrash;
+                                                                            : SweepEvent::NewCrash;
       r.deviation += finding;
       if (!finding && kind != SweepEvent::KnownCrash) ++r.judged, r.expected += expected;  // findings are not judged
       if (expected && !crashed(o)) continue;
@@ -109,9 +106,7 @@ OpSweep sweep_op(const Spec& spec, const SweepOptions& options) {
       r.events.push_back(SweepEvent{kind, x.index, where, std::string(name(o.kind)), message,
                                     sample_command(spec.op(), x.index, options)});
     }
-  } catch (const std::exception& e) {
-    r.error = e.what();
-  }
+  } catch (const std::exception& e) { r.error = e.what(); }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -150,8 +145,12 @@ const char* kEventKinds[] = {"unexpected", "finding", "known crash", "new crash"
 nlohmann::json to_json(const OpSweep& r) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : r.events)
-    events.push_back({{"kind", kEventKinds[e.kind]}, {"index", e.index}, {"where", e.where},
-                      {"outcome", e.outcome}, {"message", e.message}, {"command", e.command}});
+    events.push_back({{"kind", kEventKinds[e.kind]},
+                      {"index", e.index},
+                      {"where", e.where},
+                      {"outcome", e.outcome},
+                      {"message", e.message},
+                      {"command", e.command}});
   nlohmann::json j = {{"op", r.op},
                       {"samples", r.samples},
                       {"accepted", r.accepted},

@@ -21,12 +21,12 @@ struct CallOutcome;  // opcall/opcall.h
 struct SweepOptions {
   bool invalid = false;
   uint64_t seed = 0;
-  int64_t max = 200;               // samples per op
-  int64_t index = -1;              // >= 0: only the sample with this index
-  std::string config;              // as given to --config
-  unsigned jobs = 1;               // processes sweeping ops side by side
-  double timeout_s = 10;           // per sample
-  bool backtraces = false;         // keep c10 error backtraces (slow: ~6 ms per refused call)
+  int64_t max = 200;        // samples per op
+  int64_t index = -1;       // >= 0: only the sample with this index
+  std::string config;       // as given to --config
+  unsigned jobs = 1;        // processes sweeping ops side by side
+  double timeout_s = 10;    // per sample
+  bool backtraces = false;  // keep c10 error backtraces (slow: ~6 ms per refused call)
 };
 
 // A sample whose outcome is not what its spec expects, or a finding (a sample in a deviation on
@@ -43,7 +43,7 @@ struct SweepEvent {
 struct OpSweep {
   std::string op;
   uint64_t samples = 0, accepted = 0, rejected = 0, bind_errors = 0, crashed = 0, timed_out = 0;
-  uint64_t deviation = 0;  // samples in a deviation (findings, not judged)
+  uint64_t deviation = 0;             // samples in a deviation (findings, not judged)
   uint64_t judged = 0, expected = 0;  // samples judged (not findings, not known crashes), as expected
   std::vector<SweepEvent> events;
   std::string error;  // the op could not be swept (generation failed, its job died)

@@ -13,9 +13,7 @@ namespace {
 
 using namespace opsfuzz::suite;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / name).string();
-}
+std::string temp_path(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
 
 // One template_module test: 100 x 100 values of Hardtanh's bounds on a [2, 8] input.
 const std::string& template_suite() {
@@ -112,10 +110,7 @@ BENCHMARK(BM_LoadValidateExpand_Template10k)->Unit(benchmark::kMillisecond)->Use
 BENCHMARK(BM_LoadValidate_Plain10k)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ListTests_Template10k)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RunEager_Template10k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
-BENCHMARK(BM_RunEager_LinearTemplate10k)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(2);
+BENCHMARK(BM_RunEager_LinearTemplate10k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 BENCHMARK(BM_RunEager_Plain10k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 }  // namespace

@@ -10,8 +10,8 @@ namespace {
 // scaled_add(Tensor self, Tensor other, float alpha=1) -> Tensor: self + alpha * other, for
 // float and double tensors of one shape and dtype.
 at::Tensor scaled_add(const at::Tensor& self, const at::Tensor& other, double alpha) {
-  TORCH_CHECK(self.sizes() == other.sizes(), "scaled_add: self and other must have one shape, got ",
-              self.sizes(), " and ", other.sizes());
+  TORCH_CHECK(self.sizes() == other.sizes(), "scaled_add: self and other must have one shape, got ", self.sizes(),
+              " and ", other.sizes());
   TORCH_CHECK(self.scalar_type() == other.scalar_type(), "scaled_add: self and other must have one dtype, got ",
               self.scalar_type(), " and ", other.scalar_type());
   TORCH_CHECK(self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble,

@@ -63,7 +63,11 @@ void register_tests() {
   SpecDBTests("opsfuzz_example::*").valid(8).baseline("").register_tests();
   SpecDBTests("opsfuzz_example::*").invalid(8).baseline("").register_tests();
   // Cached fixtures are handed out as deep copies.
-  SpecDBTests("mul.Tensor").valid(2).seed(5).targets({"eager_cpu", "eager_cpu_fp64"}).check(overwrite_inputs)
+  SpecDBTests("mul.Tensor")
+      .valid(2)
+      .seed(5)
+      .targets({"eager_cpu", "eager_cpu_fp64"})
+      .check(overwrite_inputs)
       .register_tests();
 }
 

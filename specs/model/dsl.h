@@ -15,7 +15,11 @@ template <class T> struct is_optional : std::false_type {};
 template <class T> struct is_optional<std::optional<T>> : std::true_type {};
 
 template <class T>
-concept Collection = requires(const T& t) { t.begin(); t.end(); } && !std::is_convertible_v<T, std::string>;
+concept Collection = requires(const T& t) {
+  t.begin();
+  t.end();
+}
+&&!std::is_convertible_v<T, std::string>;
 
 template <class T> Value one(const T& v) {
   if constexpr (std::is_same_v<T, bool>) return v;
@@ -73,8 +77,7 @@ template <class F> Cond cond(Suffix s, std::string text, F f, bool many) {
 }
 
 template <class F> Cond constant(Suffix s, F f, bool many = false) {
-  static_assert(!computed<F>,
-                "a condition computed from the dependencies needs its text, e.g. Eq(\"input.rank\", fn)");
+  static_assert(!computed<F>, "a condition computed from the dependencies needs its text, e.g. Eq(\"input.rank\", fn)");
   std::string t = text(f);
   return cond(s, std::move(t), std::move(f), many);
 }
@@ -98,7 +101,8 @@ struct Expr {
 template <class F> Expr expr(std::string text, F f) {
   return {std::move(text), [f = std::move(f)](const Ctx& c) { return static_cast<double>(f(c)); }};
 }
-template <class T> concept Bound = std::is_arithmetic_v<T> || std::is_same_v<T, Expr>;
+template <class T>
+concept Bound = std::is_arithmetic_v<T> || std::is_same_v<T, Expr>;
 
 // A condition is a constant (`Ge(1)`, `In(std::vector{...})`), or a function of the context
 // with the text its result reads as (`Eq("input.rank", [](const Ctx& c) { ... })`). Labels
@@ -118,7 +122,9 @@ template <class F> Cond Lt(std::string t, F f) { return detail::cond(Suffix::Lt,
 template <class F> Cond Ge(std::string t, F f) { return detail::cond(Suffix::Ge, std::move(t), std::move(f), false); }
 template <class F> Cond Gt(std::string t, F f) { return detail::cond(Suffix::Gt, std::move(t), std::move(f), false); }
 template <class F> Cond In(std::string t, F f) { return detail::cond(Suffix::In, std::move(t), std::move(f), true); }
-template <class F> Cond NotIn(std::string t, F f) { return detail::cond(Suffix::NotIn, std::move(t), std::move(f), true); }
+template <class F> Cond NotIn(std::string t, F f) {
+  return detail::cond(Suffix::NotIn, std::move(t), std::move(f), true);
+}
 // Gen: the function returns GenSets{valid candidates, invalid candidates}; the text is the
 // whole predicate ("broadcastable with self").
 template <class F> Cond Gen(std::string t, F f) { return detail::cond(Suffix::Gen, std::move(t), std::move(f), true); }
@@ -137,9 +143,15 @@ template <Bound L, Bound H> Cond Be(L lo, H hi) {
 // Scope: narrows what is generated without being a rule of the op, so invalid generation
 // never breaks it (e.g. generating only non-transposed convolutions). Not for kernel bugs:
 // those are deviations.
-inline Cond Scope(Cond c) { c.role = Role::Scope; return c; }
+inline Cond Scope(Cond c) {
+  c.role = Role::Scope;
+  return c;
+}
 // A whole sentence as the label: Named("min or max is given", ...).
-inline Cond Named(std::string sentence, Cond c) { c.text = std::move(sentence), c.sentence = true; return c; }
+inline Cond Named(std::string sentence, Cond c) {
+  c.text = std::move(sentence), c.sentence = true;
+  return c;
+}
 
 // A named dtype set of argtypes.h (all_dtypes(), numeric_dtypes(), ...) as a spec's list.
 inline std::vector<c10::ScalarType> listed(std::span<const c10::ScalarType> dtypes) {
@@ -168,22 +180,29 @@ inline DeviationRef deviation(std::string id, std::string reason, std::string co
 inline const std::string kAborted = "Aborted", kSegfault = "Segmentation fault", kBusError = "Bus error",
                          kFloatingPointException = "Floating point exception";
 // Keeps valid samples inside `c`, out of a deviation the kernel shows outside it.
-inline Cond Avoid(DeviationRef d, Cond c) { c.role = Role::Avoid, c.deviation = std::move(d); return c; }
+inline Cond Avoid(DeviationRef d, Cond c) {
+  c.role = Role::Avoid, c.deviation = std::move(d);
+  return c;
+}
 // A rule of the contract the kernel does not check: broken only under the contract.
-inline Cond Unchecked(DeviationRef d, Cond c) { c.role = Role::Unchecked, c.deviation = std::move(d); return c; }
+inline Cond Unchecked(DeviationRef d, Cond c) {
+  c.role = Role::Unchecked, c.deviation = std::move(d);
+  return c;
+}
 
 #define OPSFUZZ_ARGTYPE(T) \
   inline ArgSpec T(std::string name) { return ArgSpec(std::move(name), ArgType::T); }
-OPSFUZZ_ARGTYPE(Tensor) OPSFUZZ_ARGTYPE(TensorOpt) OPSFUZZ_ARGTYPE(TensorList)
-OPSFUZZ_ARGTYPE(TensorOptList) OPSFUZZ_ARGTYPE(Scalar) OPSFUZZ_ARGTYPE(ScalarOpt)
-OPSFUZZ_ARGTYPE(ScalarType) OPSFUZZ_ARGTYPE(ScalarTypeOpt) OPSFUZZ_ARGTYPE(Dim)
-OPSFUZZ_ARGTYPE(DimOpt) OPSFUZZ_ARGTYPE(DimList) OPSFUZZ_ARGTYPE(DimListOpt) OPSFUZZ_ARGTYPE(Shape)
-OPSFUZZ_ARGTYPE(Index) OPSFUZZ_ARGTYPE(IndexOpt) OPSFUZZ_ARGTYPE(Length) OPSFUZZ_ARGTYPE(LengthOpt)
-OPSFUZZ_ARGTYPE(LengthList) OPSFUZZ_ARGTYPE(LengthListOpt) OPSFUZZ_ARGTYPE(Bool) OPSFUZZ_ARGTYPE(BoolOpt)
-OPSFUZZ_ARGTYPE(BoolList) OPSFUZZ_ARGTYPE(Int) OPSFUZZ_ARGTYPE(IntOpt) OPSFUZZ_ARGTYPE(Float)
-OPSFUZZ_ARGTYPE(FloatOpt) OPSFUZZ_ARGTYPE(FloatList) OPSFUZZ_ARGTYPE(FloatListOpt) OPSFUZZ_ARGTYPE(String)
-OPSFUZZ_ARGTYPE(StringOpt) OPSFUZZ_ARGTYPE(MemoryFormat) OPSFUZZ_ARGTYPE(MemoryFormatOpt)
-OPSFUZZ_ARGTYPE(Layout) OPSFUZZ_ARGTYPE(LayoutOpt) OPSFUZZ_ARGTYPE(Device) OPSFUZZ_ARGTYPE(DeviceOpt)
+OPSFUZZ_ARGTYPE(Tensor)
+OPSFUZZ_ARGTYPE(TensorOpt) OPSFUZZ_ARGTYPE(TensorList) OPSFUZZ_ARGTYPE(TensorOptList) OPSFUZZ_ARGTYPE(Scalar)
+    OPSFUZZ_ARGTYPE(ScalarOpt) OPSFUZZ_ARGTYPE(ScalarType) OPSFUZZ_ARGTYPE(ScalarTypeOpt) OPSFUZZ_ARGTYPE(Dim)
+        OPSFUZZ_ARGTYPE(DimOpt) OPSFUZZ_ARGTYPE(DimList) OPSFUZZ_ARGTYPE(DimListOpt) OPSFUZZ_ARGTYPE(Shape)
+            OPSFUZZ_ARGTYPE(Index) OPSFUZZ_ARGTYPE(IndexOpt) OPSFUZZ_ARGTYPE(Length) OPSFUZZ_ARGTYPE(LengthOpt)
+                OPSFUZZ_ARGTYPE(LengthList) OPSFUZZ_ARGTYPE(LengthListOpt) OPSFUZZ_ARGTYPE(Bool)
+                    OPSFUZZ_ARGTYPE(BoolOpt) OPSFUZZ_ARGTYPE(BoolList) OPSFUZZ_ARGTYPE(Int) OPSFUZZ_ARGTYPE(IntOpt)
+                        OPSFUZZ_ARGTYPE(Float) OPSFUZZ_ARGTYPE(FloatOpt) OPSFUZZ_ARGTYPE(FloatList)
+                            OPSFUZZ_ARGTYPE(FloatListOpt) OPSFUZZ_ARGTYPE(String) OPSFUZZ_ARGTYPE(StringOpt)
+                                OPSFUZZ_ARGTYPE(MemoryFormat) OPSFUZZ_ARGTYPE(MemoryFormatOpt) OPSFUZZ_ARGTYPE(Layout)
+                                    OPSFUZZ_ARGTYPE(LayoutOpt) OPSFUZZ_ARGTYPE(Device) OPSFUZZ_ARGTYPE(DeviceOpt)
 #undef OPSFUZZ_ARGTYPE
 
 }  // namespace opsfuzz::dsl

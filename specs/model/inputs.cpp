@@ -7,7 +7,9 @@ namespace opsfuzz {
 
 const c10::IValue& Inputs::operator[](std::string_view arg) const {
   int i = spec_.index_of(arg);
-  if (i < 0) throw std::invalid_argument(spec_.op() + ": a condition on inputs reads '" + std::string(arg) + "', not an argument");
+  if (i < 0)
+    throw std::invalid_argument(spec_.op() + ": a condition on inputs reads '" + std::string(arg) +
+                                "', not an argument");
   return values_.at(static_cast<size_t>(i));
 }
 

@@ -20,8 +20,28 @@ namespace opsfuzz {
 enum class JointAttr : uint8_t { None, Rank, Length, Value, Size, Elem };
 
 enum class TermOp : uint8_t {
-  Const, Attr, Neg, Not, Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Ite,
-  Sum, Prod, All, Any,  // folds of `body` over the dims or entries of an argument
+  Const,
+  Attr,
+  Neg,
+  Not,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  Ite,
+  Sum,
+  Prod,
+  All,
+  Any,  // folds of `body` over the dims or entries of an argument
 };
 
 struct TermNode;
@@ -74,17 +94,17 @@ Term operator||(Term a, Term b);
 namespace dsl {
 Term is_none(std::string arg);
 Term rank(std::string arg);
-Term length(std::string arg);                // entries of an int list
-Term value(std::string arg);                 // an int, dim or bool argument
-Term size(std::string arg, Term dim);        // a negative dim counts from the end
-Term elem(std::string arg, Term i);          // an entry of an int list
+Term length(std::string arg);          // entries of an int list
+Term value(std::string arg);           // an int, dim or bool argument
+Term size(std::string arg, Term dim);  // a negative dim counts from the end
+Term elem(std::string arg, Term i);    // an entry of an int list
 Term ite(Term cond, Term then, Term otherwise);
 Term implies(Term a, Term b);
 Term max(Term a, Term b);
 Term min(Term a, Term b);
 inline Over dims(std::string arg, int64_t from = 0) { return {std::move(arg), JointAttr::Rank, from}; }
 inline Over elems(std::string arg) { return {std::move(arg), JointAttr::Length, 0}; }
-Term sum(Over o, std::function<Term(int64_t)> body = {});   // the entries (or sizes) themselves by default
+Term sum(Over o, std::function<Term(int64_t)> body = {});  // the entries (or sizes) themselves by default
 Term prod(Over o, std::function<Term(int64_t)> body = {});
 Term all(Over o, std::function<Term(int64_t)> body);
 Term all_entries(std::string list, std::function<Term(Term)> rule);  // rule(entry) for every entry of a list

@@ -22,12 +22,18 @@ bool matches(ArgType a, const c10::Type& t) {
     case ArgType::TensorList: return list_of(t, [](const c10::Type& e) { return e.kind() == K::TensorType; });
     case ArgType::TensorOptList:
       return list_of(t, [](const c10::Type& e) {
-        return e.kind() == K::OptionalType && e.expectRef<c10::OptionalType>().getElementType()->kind() == K::TensorType;
+        return e.kind() == K::OptionalType &&
+               e.expectRef<c10::OptionalType>().getElementType()->kind() == K::TensorType;
       });
     case ArgType::Scalar: return t.kind() == K::NumberType;
     case ArgType::ScalarType: return t.kind() == K::ScalarTypeType;
-    case ArgType::Dim: case ArgType::Index: case ArgType::Length: case ArgType::Int: return is_int_kind(t);
-    case ArgType::DimList: case ArgType::Shape: case ArgType::LengthList: return list_of(t, is_int_kind);
+    case ArgType::Dim:
+    case ArgType::Index:
+    case ArgType::Length:
+    case ArgType::Int: return is_int_kind(t);
+    case ArgType::DimList:
+    case ArgType::Shape:
+    case ArgType::LengthList: return list_of(t, is_int_kind);
     case ArgType::Bool: return t.kind() == K::BoolType;
     case ArgType::BoolList: return list_of(t, [](const c10::Type& e) { return e.kind() == K::BoolType; });
     case ArgType::Float: return t.kind() == K::FloatType;
@@ -71,23 +77,56 @@ void check_args(const std::vector<ArgSpec>& args, const std::vector<c10::Argumen
                     schema_kinds(a->type) + ") but " + p.type()->str() + " in the schema");
     else if (optional != is_optional(a->type))
       out.push_back(where + ": argument '" + p.name() + "' is " + (optional ? "" : "not ") +
-                    "optional in the schema (" + p.type()->str() + ") but " + std::string(name(a->type)) + " in the spec");
+                    "optional in the schema (" + p.type()->str() + ") but " + std::string(name(a->type)) +
+                    " in the spec");
     if (p.kwarg_only() != a->keyword)
       out.push_back(where + ": argument '" + p.name() + "' is " + (p.kwarg_only() ? "keyword-only" : "positional") +
                     " in the schema but " + (a->keyword ? "keyword-only" : "positional") + " in the spec");
   }
   for (; next < args.size(); ++next)
-    if (!in_schema(args[next].name)) out.push_back(where + ": the spec's argument '" + args[next].name + "' is not in the schema");
+    if (!in_schema(args[next].name))
+      out.push_back(where + ": the spec's argument '" + args[next].name + "' is not in the schema");
 }
 
 }  // namespace
 
 std::string schema_kinds(ArgType t) {
-  static const char* const kinds[] = {
-      "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Scalar", "Scalar?", "ScalarType", "ScalarType?",
-      "int", "int?", "int[]", "int[]?", "int[] or SymInt[]", "int or SymInt", "int? or SymInt?",
-      "int or SymInt", "int? or SymInt?", "int[] or SymInt[]", "int[]? or SymInt[]?", "bool", "bool?",
-      "bool[]", "int or SymInt", "int? or SymInt?", "float", "float?", "float[]", "float[]?", "str", "str?", "MemoryFormat", "MemoryFormat?", "Layout", "Layout?", "Device", "Device?"};
+  static const char* const kinds[] = {"Tensor",
+                                      "Tensor?",
+                                      "Tensor[]",
+                                      "Tensor?[]",
+                                      "Scalar",
+                                      "Scalar?",
+                                      "ScalarType",
+                                      "ScalarType?",
+                                      "int",
+                                      "int?",
+                                      "int[]",
+                                      "int[]?",
+                                      "int[] or SymInt[]",
+                                      "int or SymInt",
+                                      "int? or SymInt?",
+                                      "int or SymInt",
+                                      "int? or SymInt?",
+                                      "int[] or SymInt[]",
+                                      "int[]? or SymInt[]?",
+                                      "bool",
+                                      "bool?",
+                                      "bool[]",
+                                      "int or SymInt",
+                                      "int? or SymInt?",
+                                      "float",
+                                      "float?",
+                                      "float[]",
+                                      "float[]?",
+                                      "str",
+                                      "str?",
+                                      "MemoryFormat",
+                                      "MemoryFormat?",
+                                      "Layout",
+                                      "Layout?",
+                                      "Device",
+                                      "Device?"};
   static_assert(std::size(kinds) == static_cast<size_t>(ArgType::DeviceOpt) + 1);
   return kinds[static_cast<int>(t)];
 }

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace c10 { struct FunctionSchema; }
+namespace c10 {
+struct FunctionSchema;
+}
 
 namespace opsfuzz {
 

@@ -40,8 +40,7 @@ int64_t Ctx::value(CtxReads::Kind kind, const MetaArg* m, int64_t at) const {
       for (auto d : m->tensor().shape) n *= d;
       return n;
     }
-    case K::Length:
-      return static_cast<int64_t>(is_tensor_list(m->argtype) ? m->tensors.size() : list_length(m->value));
+    case K::Length: return static_cast<int64_t>(is_tensor_list(m->argtype) ? m->tensors.size() : list_length(m->value));
     case K::AsInt: return opsfuzz::as_int(m->value);
     case K::AsDouble: return std::bit_cast<int64_t>(opsfuzz::as_double(m->value));
     case K::ScalarDtype: return static_cast<int64_t>(m->scalar_dtype);
@@ -70,9 +69,7 @@ bool Ctx::gives(const CtxReads& recorded) const {
     for (const auto& r : recorded.reads)
       if (value(r.kind, r.arg < 0 ? nullptr : &metas_[static_cast<size_t>(r.arg)], r.at) != r.value) return false;
     return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  } catch (const std::exception&) { return false; }
 }
 
 int64_t Ctx::element(Attribute a) const {
@@ -89,7 +86,8 @@ int64_t Ctx::count(Attribute a) const {
 }
 
 const IntList& Ctx::solved_list() const {
-  if (!solved_) throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
+  if (!solved_)
+    throw std::logic_error("a constraint of argument '" + arg_.name + "' asks for the elements solved so far");
   return *solved_;
 }
 
@@ -120,8 +118,8 @@ std::string_view relation(Suffix s) {
 ArgSpec& ArgSpec::add(Attribute a, Cond c) {
   auto attrs = hierarchy(type);
   if (std::find(attrs.begin(), attrs.end(), a) == attrs.end())
-    throw std::invalid_argument("argument '" + name + "' (" + std::string(opsfuzz::name(type)) +
-                                ") has no " + std::string(opsfuzz::name(a)) + " attribute");
+    throw std::invalid_argument("argument '" + name + "' (" + std::string(opsfuzz::name(type)) + ") has no " +
+                                std::string(opsfuzz::name(a)) + " attribute");
   std::string label;
   if (c.sentence) label = std::move(c.text);
   else if (a == Attribute::Optional && c.constant && (c.text == "True" || c.text == "False") && c.suffix == Suffix::Eq)
@@ -232,7 +230,8 @@ void Spec::check() const {
   for (const auto& u : unchecked_inputs_)
     for (const auto& rule : u.rules)
       if (!has_rule(rule))
-        throw std::invalid_argument(op_ + ": the inputs '" + u.inputs + "' name rule '" + rule + "', which no constraint has");
+        throw std::invalid_argument(op_ + ": the inputs '" + u.inputs + "' name rule '" + rule +
+                                    "', which no constraint has");
   for (const auto& d : deviations())
     if (d.deviation->id.empty() || d.deviation->reason.empty() || d.deviation->command.empty())
       throw std::invalid_argument(op_ + ": the deviation at '" + d.where + "' needs an id, a reason and a command");

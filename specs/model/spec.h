@@ -57,8 +57,26 @@ inline bool negatable(Role r, bool contract) { return r == Role::Rule || (contra
 // A read of a whole argument, list, shape or tensor is not kept: it makes the record `whole`, of
 // no use.
 struct CtxReads {
-  enum Kind : uint8_t { IsNone, Dtype, Rank, Size, Numel, Length, AsInt, AsDouble, ScalarDtype, ScalarType,
-                        OwnDtype, OwnScalarDtype, Entry, Dim, OwnRank, Position, OwnLength, Solved };
+  enum Kind : uint8_t {
+    IsNone,
+    Dtype,
+    Rank,
+    Size,
+    Numel,
+    Length,
+    AsInt,
+    AsDouble,
+    ScalarDtype,
+    ScalarType,
+    OwnDtype,
+    OwnScalarDtype,
+    Entry,
+    Dim,
+    OwnRank,
+    Position,
+    OwnLength,
+    Solved
+  };
   struct Read {
     Kind kind;
     int arg;     // the dependency's index among the spec's arguments (-1: the argument being solved)
@@ -84,13 +102,17 @@ class Ctx {
   c10::ScalarType dtype(std::string_view arg) const { return static_cast<c10::ScalarType>(read(CtxReads::Dtype, arg)); }
   const IntList& shape(std::string_view arg) const { return whole(dep(arg)).tensor().shape; }
   int64_t rank(std::string_view arg) const { return read(CtxReads::Rank, arg); }
-  int64_t size(std::string_view arg, int64_t dim) const { return read(CtxReads::Size, arg, dim); }  // dim may be negative
+  int64_t size(std::string_view arg, int64_t dim) const {
+    return read(CtxReads::Size, arg, dim);
+  }  // dim may be negative
   int64_t numel(std::string_view arg) const { return read(CtxReads::Numel, arg); }
   int64_t length(std::string_view arg) const { return read(CtxReads::Length, arg); }  // entries of a list argument
   int64_t as_int(std::string_view arg) const { return read(CtxReads::AsInt, arg); }
   double as_double(std::string_view arg) const { return std::bit_cast<double>(read(CtxReads::AsDouble, arg)); }
   const IntList& ints(std::string_view arg) const { return std::get<IntList>(whole(dep(arg)).value); }
-  ScalarDtype scalar_dtype(std::string_view arg) const { return static_cast<ScalarDtype>(read(CtxReads::ScalarDtype, arg)); }
+  ScalarDtype scalar_dtype(std::string_view arg) const {
+    return static_cast<ScalarDtype>(read(CtxReads::ScalarDtype, arg));
+  }
   // A ScalarType? argument's value (nullopt: None).
   std::optional<c10::ScalarType> scalar_type(std::string_view arg) const {
     int64_t t = read(CtxReads::ScalarType, arg);
@@ -135,8 +157,7 @@ class Ctx {
   // What read `kind` of dependency `arg` (or of the argument being solved) gives now.
   int64_t value(CtxReads::Kind kind, const MetaArg* arg, int64_t at) const;
   int64_t read(CtxReads::Kind kind, std::string_view arg = {}, int64_t at = 0) const;
-  template <class T>
-  const T& whole(const T& all) const {
+  template <class T> const T& whole(const T& all) const {
     if (record_) record_->whole = true;
     return all;
   }
@@ -168,7 +189,7 @@ struct Constraint {
   Attribute attribute = Attribute::Value;
   Suffix suffix = Suffix::Eq;
   ConstraintFn fn;
-  std::string label;       // "index values in [0, self.size(dim) - 1]"
+  std::string label;  // "index values in [0, self.size(dim) - 1]"
   Role role = Role::Rule;
   bool constant = false;   // fn reads nothing of the context
   DeviationRef deviation;  // Avoid and Unchecked
@@ -214,14 +235,23 @@ struct ArgSpec {
   ArgSpec& add(Attribute a, Cond c);
   // The kernel refuses some non-contiguous layouts of valid tensors (a deviation): generated
   // contiguous unless the configuration asks for the contract.
-  ArgSpec& contiguous(DeviationRef d) { layout_deviation = std::move(d); return *this; }
+  ArgSpec& contiguous(DeviationRef d) {
+    layout_deviation = std::move(d);
+    return *this;
+  }
   // Generated contiguous whatever the configuration, for a reason that is not a kernel bug (a
   // rule over strides that no constraint can state): a generation scope, never broken.
-  ArgSpec& contiguous_scope(std::string why) { layout_scope = std::move(why); return *this; }
+  ArgSpec& contiguous_scope(std::string why) {
+    layout_scope = std::move(why);
+    return *this;
+  }
   // Values generated in ascending order (flattened), from the lowest value the tensor's value
   // space admits to the highest (CSR-style offsets): a rule over the order of the elements, which
   // no value constraint can state, so a generation scope, never broken.
-  ArgSpec& ascending_scope(std::string why) { order_scope = std::move(why); return *this; }
+  ArgSpec& ascending_scope(std::string why) {
+    order_scope = std::move(why);
+    return *this;
+  }
   // How this argument's attribute `a` is named in labels: "input.rank", "tensors[i].size(d)".
   std::string subject(Attribute a) const;
 };
@@ -272,9 +302,9 @@ struct UncheckedInputs {
 class Spec {
  public:
   explicit Spec(std::string op) : op_(std::move(op)) {}
-  Spec& in(ArgSpec a);    // positional
-  Spec& kw(ArgSpec a);    // keyword-only
-  Spec& out(ArgSpec a);   // out= tensors, generated only when asked
+  Spec& in(ArgSpec a);   // positional
+  Spec& kw(ArgSpec a);   // keyword-only
+  Spec& out(ArgSpec a);  // out= tensors, generated only when asked
   // A relation over attributes of several arguments, solved jointly (see joint.h).
   Spec& joint(std::string label, Term t) { return add_joint(std::move(label), std::move(t), Role::Rule, {}); }
   // The same as a generation scope: never broken by invalid generation.

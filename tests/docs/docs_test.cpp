@@ -45,13 +45,13 @@ struct Source {
 const std::vector<Source>& sources() {
   static const std::vector<Source> all = [] {
     std::vector<Source> out;
-    for (const char* dir : {"argtypes", "opcall", "specs", "engine", "generators", "suite", "runner", "testing", "tools"})
+    for (const char* dir :
+         {"argtypes", "opcall", "specs", "engine", "generators", "suite", "runner", "testing", "tools"})
       for (const auto& entry : fs::recursive_directory_iterator(kRoot / dir)) {
         std::string ext = entry.path().extension().string();
         if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
         std::string text;
-        for (const std::string& line : lines_of(read(entry.path())))
-          text += line.substr(0, line.find("//")) + "\n";
+        for (const std::string& line : lines_of(read(entry.path()))) text += line.substr(0, line.find("//")) + "\n";
         out.push_back({fs::relative(entry.path(), kRoot).string(), std::move(text)});
       }
     return out;
@@ -71,8 +71,8 @@ std::string word_before(const std::string& text, size_t end) {
 // Whether text[pos, ...) "name(" is declared or defined there rather than called: a return type
 // (a word that is not a keyword, or a type ending in '>', '*' or '&') precedes it.
 bool declared_at(const std::string& text, size_t pos) {
-  static const std::set<std::string> kKeywords = {"return", "else", "new", "delete", "throw", "case", "co_return",
-                                                  "co_await", "co_yield", "do", "not", "and", "or", "sizeof"};
+  static const std::set<std::string> kKeywords = {"return",   "else",     "new", "delete", "throw", "case", "co_return",
+                                                  "co_await", "co_yield", "do",  "not",    "and",   "or",   "sizeof"};
   size_t e = pos;
   while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
   if (e == pos || e == 0) return false;  // no space between a type and the name
@@ -91,8 +91,9 @@ std::vector<size_t> occurrences(const std::string& text, const std::string& name
 }
 
 bool names_scope(const std::string& text, const std::string& scope) {
-  for (const std::string& opening : {"namespace opsfuzz::" + scope + " ", "namespace " + scope + " ", "class " + scope + " ",
-                                     "struct " + scope + " ", "class " + scope + " {", "struct " + scope + " {"})
+  for (const std::string& opening :
+       {"namespace opsfuzz::" + scope + " ", "namespace " + scope + " ", "class " + scope + " ",
+        "struct " + scope + " ", "class " + scope + " {", "struct " + scope + " {"})
     if (text.find(opening) != std::string::npos) return true;
   return false;
 }

@@ -55,7 +55,9 @@ TEST(SpecCheck, MisspeltNamesInJointTermsAndConstraintsAreErrorsNamingTheSpec) {
   }
   // A constraint function reading an argument that is not among its dependencies.
   Spec reads("t.reads");
-  reads.in(Tensor("self")).in(Dim("dim").deps("self").value(Le("slef.rank", [](const Ctx& c) { return c.rank("slef"); })));
+  reads.in(Tensor("self")).in(Dim("dim").deps("self").value(Le("slef.rank", [](const Ctx& c) {
+    return c.rank("slef");
+  })));
   reads.check();  // names inside functions are resolved when they run
   MetaArgTupleEngine engine(reads, Config{});
   MetaTuple t;
@@ -121,7 +123,8 @@ std::vector<MetaArg> with_self_tensor(size_t args) {
 TEST(AttributeEngine, ResolvesSpacesThatReadTheContext) {
   Config cfg;
   AttributeEngine ae(cfg);
-  ArgSpec arg = Dim("dim").deps("self").value(Ge(0)).value(Lt("self.rank", [](const Ctx& c) { return c.rank("self"); }));
+  ArgSpec arg =
+      Dim("dim").deps("self").value(Ge(0)).value(Lt("self.rank", [](const Ctx& c) { return c.rank("self"); }));
   Spec spec("x");
   spec.in(Tensor("self")).in(arg);
   std::vector<MetaArg> metas = with_self_tensor(2);
@@ -242,10 +245,10 @@ TEST(MetaArgTupleEngine, InvalidTupleViolatesExactlyTheNamedConstraint) {
 TEST(MetaArgTupleEngine, PerElementConstraintsSeeThePartialList) {
   Spec s("t.sum");
   s.in(LengthList("sizes").length(Eq(4)).value(Be(0, expr("5 - the sum of the earlier entries", [](const Ctx& c) {
-    int64_t used = 0;
-    for (auto v : c.solved()) used += v;
-    return 5 - used;
-  }))));
+                                                    int64_t used = 0;
+                                                    for (auto v : c.solved()) used += v;
+                                                    return 5 - used;
+                                                  }))));
   Config cfg;
   MetaArgTupleEngine engine(s, cfg);
   for (uint64_t seed = 0; seed < 100; ++seed) {
@@ -262,7 +265,8 @@ TEST(MetaArgTupleEngine, PerElementConstraintsSeeThePartialList) {
 TEST(MetaArgTupleEngine, FloatAndBoolListsHaveALengthAndOneValuePerEntry) {
   Spec s("t.lists");
   s.in(Tensor("input").rank(Be(3, 4)))
-      .in(FloatListOpt("scales").deps("input")
+      .in(FloatListOpt("scales")
+              .deps("input")
               .length(Eq("input.rank - 2", [](const Ctx& c) { return c.rank("input") - 2; }))
               .value(Be(0.5, 2)))
       .in(BoolList("mask").length(Eq(3)));
@@ -324,7 +328,8 @@ TEST(MetaArgTupleEngine, UnviolatableConstraintNamesTheConstraintToViolate) {
   MetaTuple t;
   Rng rng(0);
   EXPECT_FALSE(engine.solve(*value, 0, rng, nullptr, t));
-  EXPECT_EQ(engine.dead_end().cause(s), "argument 'self', attribute Value: no value violates a value rule, on a tensor with no elements");
+  EXPECT_EQ(engine.dead_end().cause(s),
+            "argument 'self', attribute Value: no value violates a value rule, on a tensor with no elements");
 }
 
 TEST(MetaArgTupleEngine, ScopeConstraintsAreNeverNegated) {

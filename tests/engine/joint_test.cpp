@@ -72,8 +72,8 @@ TEST(Term, EvaluatesLikePythonAndPartially) {
   EXPECT_EQ(p.eval(Term(7) / 0, a), std::nullopt);
   EXPECT_EQ(p.eval(ite(Term(3) > 2, 10, 20), a), 10);
   Term x = value("a"), y = value("b");
-  EXPECT_EQ(p.eval(x + y, a), std::nullopt);     // both unknown
-  EXPECT_EQ(p.eval(x * 0 == 0, a), 1);             // decided without x
+  EXPECT_EQ(p.eval(x + y, a), std::nullopt);  // both unknown
+  EXPECT_EQ(p.eval(x * 0 == 0, a), 1);        // decided without x
   EXPECT_EQ(p.eval((x > 1) && (Term(1) > 2), a), 0);
   EXPECT_EQ(p.eval((x > 1) || (Term(3) > 2), a), 1);
   a.set(p.slot(JointAttr::Value, 0, -1), 4);
@@ -91,7 +91,7 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
   a.set(p.slot(JointAttr::Rank, 0, -1), 3);
   for (int64_t d = 0; d < 3; ++d) a.set(p.slot(JointAttr::Size, 0, d), d + 2);  // [2, 3, 4]
   EXPECT_EQ(p.eval(numel("self"), a), 24);
-  EXPECT_EQ(p.eval(size("self", -1), a), 4);                 // negative dims count from the end
+  EXPECT_EQ(p.eval(size("self", -1), a), 4);                     // negative dims count from the end
   EXPECT_EQ(p.eval(size("self", value("l")), a), std::nullopt);  // a computed dim that is unknown
   a.set(p.slot(JointAttr::Length, 1, -1), 2);
   a.set(p.slot(JointAttr::Elem, 1, 0), 20);
@@ -106,7 +106,10 @@ TEST(Term, FoldsRunOverTheRankOrLength) {
 // sizes with an entry that does not divide the numel fails before the other entries are known.
 TEST(Term, CongruencesDecideEquationsEarly) {
   Spec s("t.congruent");
-  s.in(Tensor("self")).in(Shape("size")).in(Int("y")).joint("numel is the product", numel("self") == prod(elems("size")));
+  s.in(Tensor("self"))
+      .in(Shape("size"))
+      .in(Int("y"))
+      .joint("numel is the product", numel("self") == prod(elems("size")));
   Problem problem(s);
   JointProblem& p = problem.p;
   Assignment& a = problem.a;
@@ -133,8 +136,8 @@ TEST(Term, CongruencesDecideEquationsEarly) {
   EXPECT_EQ(congruent_term(view), std::nullopt);  // 2 * 6 * 1 completes it
   EXPECT_EQ(congruent(p.program(0)), std::nullopt);
   Term y = value("y");
-  EXPECT_EQ(congruent_term(y * 2 != 7), 1);           // an even number is never 7
-  EXPECT_EQ(congruent_term(y * 2 + 1 == 8), 0);       // nor is an odd one 8
+  EXPECT_EQ(congruent_term(y * 2 != 7), 1);               // an even number is never 7
+  EXPECT_EQ(congruent_term(y * 2 + 1 == 8), 0);           // nor is an odd one 8
   EXPECT_EQ(congruent_term(Term(12) % (y * 5) == 0), 0);  // 12 is no multiple of a multiple of 5
   EXPECT_EQ(congruent_term(y * 3 == 12), std::nullopt);
   EXPECT_EQ(congruent_term(ite(y > 0, y * 4, y * 6 + 2) == 5), 0);  // both branches even
@@ -184,8 +187,11 @@ TEST(JointConstraints, SamplingRetriesWhereZ3LooksAhead) {
 TEST(JointConstraints, LocalSearchMendsAnEquationWhereOneValueCan) {
   SKIP_WITHOUT_Z3();
   Spec s("t.equation");
-  s.in(Int("a").value(Be(-20, 20))).in(Int("b").value(Be(-20, 20))).in(Int("c").value(Be(0, 1)))
-      .in(Int("d").value(Be(-10, 10))).in(Int("e").value(Be(-20, 20)))
+  s.in(Int("a").value(Be(-20, 20)))
+      .in(Int("b").value(Be(-20, 20)))
+      .in(Int("c").value(Be(0, 1)))
+      .in(Int("d").value(Be(-10, 10)))
+      .in(Int("e").value(Be(-20, 20)))
       .joint("a - 3b == 4 when c", !(value("c") > 0) || (value("a") - 3 * value("b") == 4))
       .joint("2d == e", 2 * value("d") == value("e"));
   Problem problem(s);
@@ -212,8 +218,11 @@ TEST(JointConstraints, LocalSearchMendsAnEquationWhereOneValueCan) {
 TEST(JointConstraints, LocalSearchMendsAnInequalityWhereSomeValuesCan) {
   SKIP_WITHOUT_Z3();
   Spec s("t.inequality");
-  s.in(Int("a").value(Be(-20, 4))).in(Int("b").value(Be(-20, 20))).in(Int("c").value(Be(0, 1)))
-      .in(Int("d").value(Be(-20, -3))).in(Int("e").value(Be(-20, 20)))
+  s.in(Int("a").value(Be(-20, 4)))
+      .in(Int("b").value(Be(-20, 20)))
+      .in(Int("c").value(Be(0, 1)))
+      .in(Int("d").value(Be(-20, -3)))
+      .in(Int("e").value(Be(-20, 20)))
       .joint("(b - 3a) / 4 <= 1", (value("b") - 3 * value("a")) / 4 <= 1)
       .joint("c >= 0", value("c") >= 0)
       .joint("10 >= -2d - e", 10 >= -2 * value("d") - value("e"));
@@ -256,9 +265,10 @@ TEST(JointConstraints, Z3TimeoutIsAnErrorNamingTheSpec) {
   SKIP_WITHOUT_Z3();
   // Sums of three cubes are hard for any solver; one millisecond is not enough.
   Spec s("t.cubes");
-  s.in(Int("x")).in(Int("y")).in(Int("z"))
-      .joint("x^3 + y^3 + z^3 == 33", value("x") * value("x") * value("x") + value("y") * value("y") * value("y") +
-                                           value("z") * value("z") * value("z") == 33);
+  s.in(Int("x")).in(Int("y")).in(Int("z")).joint(
+      "x^3 + y^3 + z^3 == 33", value("x") * value("x") * value("x") + value("y") * value("y") * value("y") +
+                                       value("z") * value("z") * value("z") ==
+                                   33);
   Config cfg;
   cfg.limits.int_lo = -1'000'000'000'000'000, cfg.limits.int_hi = 1'000'000'000'000'000;
   cfg.limits.solver_timeout_ms = 1;

@@ -153,7 +153,9 @@ TEST(ClassifyRoles, AnInputOfTheWrongKindNamesTheArgument) {
 TEST(ClassifyRoles, FloatAndBoolListsEntryByEntry) {
   Spec s("lists.default");
   s.in(FloatListOpt("scales").length(Eq(2)).value(Gt(0))).in(BoolList("mask").length(Eq(3)));
-  auto broken = [&](c10::IValue scales, c10::IValue mask) { return as_set(classify(s, {std::move(scales), std::move(mask)}).broken); };
+  auto broken = [&](c10::IValue scales, c10::IValue mask) {
+    return as_set(classify(s, {std::move(scales), std::move(mask)}).broken);
+  };
   c10::List<bool> mask({true, false, true});
   EXPECT_EQ(broken(c10::List<double>({0.5, 2}), mask), "{}");
   EXPECT_EQ(broken(c10::IValue(), mask), "{}");

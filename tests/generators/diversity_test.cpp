@@ -74,49 +74,59 @@ TEST(DiversityClasses, NoneIsOneClassOfItsOwn) {
 }
 
 TEST(DiversityClasses, ScalarsByDtypeThenValue) {
-  std::vector<MetaArg> v{scalar(ScalarDtype::Int, int64_t{1}), scalar(ScalarDtype::Float, 1.0),  // two dtypes
+  std::vector<MetaArg> v{scalar(ScalarDtype::Int, int64_t{1}), scalar(ScalarDtype::Float, 1.0),       // two dtypes
                          scalar(ScalarDtype::Int, int64_t{2}), scalar(ScalarDtype::Int, int64_t{3}),  // one: > 1
-                         scalar(ScalarDtype::Float, 0.5), scalar(ScalarDtype::Float, -0.5),
-                         scalar(ScalarDtype::Bool, true), scalar(ScalarDtype::Bool, false), scalar(ScalarDtype::Bool, true)};
+                         scalar(ScalarDtype::Float, 0.5),      scalar(ScalarDtype::Float, -0.5),
+                         scalar(ScalarDtype::Bool, true),      scalar(ScalarDtype::Bool, false),
+                         scalar(ScalarDtype::Bool, true)};
   EXPECT_EQ(count_one(v).first, 6u);  // int {1, >1}, float {>0, <0}, bool {true, false}
 }
 
 TEST(DiversityClasses, FiniteSetsCountEachValue) {
-  std::vector<MetaArg> v{value_arg(ArgType::ScalarType, ScalarType::Float), value_arg(ArgType::ScalarType, ScalarType::Double),
+  std::vector<MetaArg> v{value_arg(ArgType::ScalarType, ScalarType::Float),
+                         value_arg(ArgType::ScalarType, ScalarType::Double),
                          value_arg(ArgType::ScalarType, ScalarType::Float)};
   EXPECT_EQ(count_one(v).first, 2u);
-  std::vector<MetaArg> s{value_arg(ArgType::String, std::string("mean")), value_arg(ArgType::String, std::string("sum")),
-                         value_arg(ArgType::String, std::string("mean")), value_arg(ArgType::String, std::string("none"))};
+  std::vector<MetaArg> s{
+      value_arg(ArgType::String, std::string("mean")), value_arg(ArgType::String, std::string("sum")),
+      value_arg(ArgType::String, std::string("mean")), value_arg(ArgType::String, std::string("none"))};
   EXPECT_EQ(count_one(s).first, 3u);
   std::vector<MetaArg> f{value_arg(ArgType::MemoryFormat, c10::MemoryFormat::Contiguous),
                          value_arg(ArgType::MemoryFormat, c10::MemoryFormat::ChannelsLast),
                          value_arg(ArgType::MemoryFormat, c10::MemoryFormat::Preserve)};
   EXPECT_EQ(count_one(f).first, 3u);
-  std::vector<MetaArg> b{value_arg(ArgType::Bool, true), value_arg(ArgType::Bool, false), value_arg(ArgType::Bool, true)};
+  std::vector<MetaArg> b{value_arg(ArgType::Bool, true), value_arg(ArgType::Bool, false),
+                         value_arg(ArgType::Bool, true)};
   EXPECT_EQ(count_one(b).first, 2u);
 }
 
 TEST(DiversityClasses, TensorsByDtypeRankAndOrderedSizeClasses) {
-  std::vector<MetaArg> v{tensor(ScalarType::Float, {2, 3}), tensor(ScalarType::Float, {8, 5}),  // one class
-                         tensor(ScalarType::Float, {1, 3}), tensor(ScalarType::Float, {3, 1}),  // two more: order counts
-                         tensor(ScalarType::Float, {0, 3}), tensor(ScalarType::Double, {2, 3}),
-                         tensor(ScalarType::Float, {}), tensor(ScalarType::Float, {3}),
-                         tensor(ScalarType::Float, {2, 2, 2, 2, 2, 2}), tensor(ScalarType::Float, {4, 4, 4, 4, 4, 4})};
+  std::vector<MetaArg> v{tensor(ScalarType::Float, {2, 3}),
+                         tensor(ScalarType::Float, {8, 5}),  // one class
+                         tensor(ScalarType::Float, {1, 3}),
+                         tensor(ScalarType::Float, {3, 1}),  // two more: order counts
+                         tensor(ScalarType::Float, {0, 3}),
+                         tensor(ScalarType::Double, {2, 3}),
+                         tensor(ScalarType::Float, {}),
+                         tensor(ScalarType::Float, {3}),
+                         tensor(ScalarType::Float, {2, 2, 2, 2, 2, 2}),
+                         tensor(ScalarType::Float, {4, 4, 4, 4, 4, 4})};
   EXPECT_EQ(count_one(v).first, 8u);
 }
 
 TEST(DiversityClasses, IntListsByOrderedEntryClasses) {
-  std::vector<MetaArg> v{value_arg(ArgType::DimList, IntList{}), value_arg(ArgType::DimList, IntList{2, 3}),
-                         value_arg(ArgType::DimList, IntList{5, 4}), value_arg(ArgType::DimList, IntList{-1, 0}),
+  std::vector<MetaArg> v{value_arg(ArgType::DimList, IntList{}),      value_arg(ArgType::DimList, IntList{2, 3}),
+                         value_arg(ArgType::DimList, IntList{5, 4}),  value_arg(ArgType::DimList, IntList{-1, 0}),
                          value_arg(ArgType::DimList, IntList{0, -1}), value_arg(ArgType::DimList, IntList{2, 3, 4})};
   EXPECT_EQ(count_one(v).first, 5u);  // [] [>1,>1] [-1,0] [0,-1] [>1,>1,>1]
 }
 
 TEST(DiversityClasses, FloatAndBoolListsByOrderedEntries) {
-  std::vector<MetaArg> v{value_arg(ArgType::FloatList, Floats{}), value_arg(ArgType::FloatList, Floats{0.5, 2}),
-                         value_arg(ArgType::FloatList, Floats{3, 0.25}), value_arg(ArgType::FloatList, Floats{0, -1}),
-                         value_arg(ArgType::FloatList, Floats{-1, 0}), value_arg(ArgType::BoolList, Bools{}),
-                         value_arg(ArgType::BoolList, Bools{true, false}), value_arg(ArgType::BoolList, Bools{false, true})};
+  std::vector<MetaArg> v{
+      value_arg(ArgType::FloatList, Floats{}),          value_arg(ArgType::FloatList, Floats{0.5, 2}),
+      value_arg(ArgType::FloatList, Floats{3, 0.25}),   value_arg(ArgType::FloatList, Floats{0, -1}),
+      value_arg(ArgType::FloatList, Floats{-1, 0}),     value_arg(ArgType::BoolList, Bools{}),
+      value_arg(ArgType::BoolList, Bools{true, false}), value_arg(ArgType::BoolList, Bools{false, true})};
   EXPECT_EQ(count_one(v).first, 7u);  // [] [>0,>0] [0,<0] [<0,0]; [] [T,F] [F,T]
 }
 
@@ -129,9 +139,9 @@ TEST(DiversityClasses, TensorListsByOrderedEntries) {
   };
   TensorMeta none;
   none.none = true;
-  std::vector<MetaArg> v{list({tensor_meta(ScalarType::Long, {2}), none}), list({tensor_meta(ScalarType::Long, {3}), none}),
-                         list({none, tensor_meta(ScalarType::Long, {2})}), list({tensor_meta(ScalarType::Long, {2})}),
-                         list({})};
+  std::vector<MetaArg> v{
+      list({tensor_meta(ScalarType::Long, {2}), none}), list({tensor_meta(ScalarType::Long, {3}), none}),
+      list({none, tensor_meta(ScalarType::Long, {2})}), list({tensor_meta(ScalarType::Long, {2})}), list({})};
   EXPECT_EQ(count_one(v).first, 4u);
 }
 

@@ -21,7 +21,8 @@ TEST(VariableGenerator, SpecialsOnlyWhenAdmitted) {
       if ((std::isnan(v) && std::isnan(x)) || (x == v && std::signbit(x) == std::signbit(v))) return true;
     return false;
   };
-  EXPECT_TRUE(has(INFINITY) && has(-INFINITY) && has(NAN) && has(-0.0) && has(std::numeric_limits<float>::denorm_min()));
+  EXPECT_TRUE(has(INFINITY) && has(-INFINITY) && has(NAN) && has(-0.0) &&
+              has(std::numeric_limits<float>::denorm_min()));
   auto positive = VariableSpace::range(VarType::Float, 1, 5);
   VariableGenerator p(positive, ValueProfile::Special, specials);
   for (double x : p.favoured()) EXPECT_TRUE(positive.contains(x)) << x;
@@ -79,7 +80,8 @@ TEST(TensorGenerator, EveryDtypeWithinItsSpace) {
     TensorMeta m;
     m.dtype = dt;
     m.shape = {3, 4};
-    m.values = VariableSpace::range(dt == c10::ScalarType::Bool || c10::isIntegralType(dt, false) ? VarType::Int : VarType::Float, 0, 1);
+    m.values = VariableSpace::range(
+        dt == c10::ScalarType::Bool || c10::isIntegralType(dt, false) ? VarType::Int : VarType::Float, 0, 1);
     at::Tensor t = gen.generate(m, rng);
     EXPECT_EQ(t.scalar_type(), dt);
     EXPECT_EQ(t.sizes().vec(), (std::vector<int64_t>{3, 4}));
@@ -207,7 +209,8 @@ TEST(ValueConfigs, BringTheirValuesIntoTensors) {
   const double exp_edge = std::log(static_cast<double>(std::numeric_limits<float>::max()));
   for (double v : {-inf, std::nan(""), static_cast<double>(std::numeric_limits<float>::denorm_min())})
     EXPECT_GT(count_values("add.Tensor", "extremes", S::Float, v), 0) << v;
-  for (double v : {static_cast<double>(std::numeric_limits<float>::max()), static_cast<double>(static_cast<float>(exp_edge + 0.01))}) {
+  for (double v : {static_cast<double>(std::numeric_limits<float>::max()),
+                   static_cast<double>(static_cast<float>(exp_edge + 0.01))}) {
     EXPECT_GT(count_values("add.Tensor", "extremes", S::Float, v), 0) << v;
     EXPECT_EQ(count_values("add.Tensor", "", S::Float, v), 0) << v;  // not among the default profiles' values
   }
@@ -223,7 +226,8 @@ TEST(ValueConfigs, BringTheirValuesIntoTensors) {
   Sample s;
   for (int i = 0; i < 300 && gen.next(s); ++i) {
     at::Tensor self = s.args[0].toTensor(), other = s.args[1].toTensor();
-    if (self.numel() && other.numel() && c10::isIntegralType(c10::promoteTypes(self.scalar_type(), other.scalar_type()), true))
+    if (self.numel() && other.numel() &&
+        c10::isIntegralType(c10::promoteTypes(self.scalar_type(), other.scalar_type()), true))
       EXPECT_FALSE(other.eq(0).any().item<bool>()) << "#" << s.index;
   }
 }

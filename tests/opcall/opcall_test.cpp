@@ -18,13 +18,10 @@ namespace {
 using ::testing::HasSubstr;
 
 // The message of the exception E that f throws, or "" if it throws none.
-template <class E, class F>
-std::string error_of(F&& f) {
+template <class E, class F> std::string error_of(F&& f) {
   try {
     f();
-  } catch (const E& e) {
-    return e.what();
-  }
+  } catch (const E& e) { return e.what(); }
   return "";
 }
 
@@ -128,9 +125,8 @@ TEST(Bind, KeywordOnlyParametersAreNeverFilledByPositionals) {
   } catch (const BindError& e) {
     EXPECT_EQ(e.op(), "aten::add.Tensor");
     EXPECT_EQ(e.argument(), "alpha");
-    EXPECT_THAT(std::string(e.what()),
-                HasSubstr("aten::add.Tensor takes 2 positional arguments but 3 were given "
-                          "(keyword-only: alpha)"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("aten::add.Tensor takes 2 positional arguments but 3 were given "
+                                                 "(keyword-only: alpha)"));
   }
   CallOutcome o = try_call("add.Tensor", {x, x, 2});
   EXPECT_EQ(o.kind, CallOutcome::BindError);
@@ -144,18 +140,15 @@ TEST(Bind, UnknownRepeatedAndMissingArgumentsAreNamed) {
     FAIL();
   } catch (const BindError& e) {
     EXPECT_EQ(e.argument(), "alhpa");
-    EXPECT_THAT(std::string(e.what()),
-                HasSubstr("aten::add.Tensor got an unexpected keyword argument 'alhpa' (did you "
-                          "mean 'alpha'?)"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("aten::add.Tensor got an unexpected keyword argument 'alhpa' (did you "
+                                                 "mean 'alpha'?)"));
   }
   EXPECT_THAT(bind_error("add.Tensor", {x, x}, {{"other", x}}),
               HasSubstr("aten::add.Tensor got multiple values for argument 'other'"));
   EXPECT_THAT(bind_error("add.Tensor", {x, x}, {{"alpha", 1}, {"alpha", 2}}),
               HasSubstr("got multiple values for argument 'alpha'"));
-  EXPECT_THAT(bind_error("add.Tensor", {x}),
-              HasSubstr("aten::add.Tensor missing required argument 'other'"));
-  EXPECT_THAT(bind_error("aten::relu", {x}, {{"alhpa", 1}}),
-              HasSubstr("unexpected keyword argument 'alhpa'"));
+  EXPECT_THAT(bind_error("add.Tensor", {x}), HasSubstr("aten::add.Tensor missing required argument 'other'"));
+  EXPECT_THAT(bind_error("aten::relu", {x}, {{"alhpa", 1}}), HasSubstr("unexpected keyword argument 'alhpa'"));
 }
 
 TEST(Bind, TypesAreCheckedAndConvertedAsPythonDoes) {
@@ -165,24 +158,18 @@ TEST(Bind, TypesAreCheckedAndConvertedAsPythonDoes) {
   EXPECT_THAT(bind_error("aten::sum.dim_IntList", {img, c10::List<int64_t>({1}), 1}),
               HasSubstr("argument 'keepdim' expects bool, got int"));
   // An int for int[2] repeats; an int for float converts; names for dtypes and memory formats.
-  EXPECT_EQ(to_python(call("aten::max_pool2d", {img, 2})).toTensor().sizes(),
-            at::IntArrayRef({1, 1, 2, 2}));
+  EXPECT_EQ(to_python(call("aten::max_pool2d", {img, 2})).toTensor().sizes(), at::IntArrayRef({1, 1, 2, 2}));
   EXPECT_TRUE(to_python(call("aten::dropout", {img, 0, false})).toTensor().equal(img));
-  EXPECT_EQ(to_python(call("aten::sum", {img}, {{"dtype", std::string("float64")}}))
-                .toTensor()
-                .scalar_type(),
+  EXPECT_EQ(to_python(call("aten::sum", {img}, {{"dtype", std::string("float64")}})).toTensor().scalar_type(),
             at::kDouble);
-  EXPECT_EQ(to_python(call("aten::sum", {img}, {{"dtype", std::string("torch.long")}}))
-                .toTensor()
-                .scalar_type(),
+  EXPECT_EQ(to_python(call("aten::sum", {img}, {{"dtype", std::string("torch.long")}})).toTensor().scalar_type(),
             at::kLong);
   at::Tensor nchw = to_python(call("aten::contiguous", {at::rand({1, 2, 3, 3})},
                                    {{"memory_format", std::string("torch.channels_last")}}))
                         .toTensor();
   EXPECT_TRUE(nchw.is_contiguous(at::MemoryFormat::ChannelsLast));
   EXPECT_EQ(to_python(call("aten::zeros", {c10::List<int64_t>({2})},
-                           {{"layout", std::string("torch.strided")},
-                            {"device", std::string("cpu")}}))
+                           {{"layout", std::string("torch.strided")}, {"device", std::string("cpu")}}))
                 .toTensor()
                 .sizes(),
             at::IntArrayRef({2}));
@@ -201,7 +188,9 @@ TEST(Bind, GenericParametersForOtherSignatures) {
   EXPECT_EQ(s[0].toInt(), 1);
   EXPECT_EQ(s[1].toInt(), 0);
   EXPECT_EQ(s[2].toInt(), 5);
-  EXPECT_THAT(error_of<BindError>([&] { bind_arguments("f()", params, {1, 2, 3}, {}); }),
+  EXPECT_THAT(error_of<BindError>([&] {
+                bind_arguments("f()", params, {1, 2, 3}, {});
+              }),
               HasSubstr("f() takes 2 positional arguments but 3 were given (keyword-only: c)"));
   EXPECT_THAT(error_of<BindError>([&] { bind_arguments("f()", params, {}, {}); }),
               HasSubstr("f() missing required argument 'a'"));
@@ -263,24 +252,17 @@ TEST(TypedLists, IntFloatBoolTensorAndOptionalTensorLists) {
   // bool[3] output_mask of convolution_backward.
   at::Tensor input = at::rand({1, 1, 3, 3}), weight = at::rand({1, 1, 2, 2});
   Stack grads = call("convolution_backward",
-                     {at::ones({1, 1, 2, 2}), input, weight, c10::IValue(), generic_list({1, 1}),
-                      generic_list({0, 0}), generic_list({1, 1}), false, generic_list({0, 0}), 1,
-                      generic_list({true, true, false})});
+                     {at::ones({1, 1, 2, 2}), input, weight, c10::IValue(), generic_list({1, 1}), generic_list({0, 0}),
+                      generic_list({1, 1}), false, generic_list({0, 0}), 1, generic_list({true, true, false})});
   ASSERT_EQ(grads.size(), 3u);
   EXPECT_EQ(grads[1].toTensor().sizes(), weight.sizes());
   EXPECT_FALSE(grads[2].toTensor().defined());
 
-  auto tensor_list = coerce(c10::ivalue::Tuple::create({at::ones({2}), at::zeros({3})}),
-                            c10::ListType::ofTensors());
+  auto tensor_list = coerce(c10::ivalue::Tuple::create({at::ones({2}), at::zeros({3})}), c10::ListType::ofTensors());
   ASSERT_TRUE(tensor_list);
   EXPECT_TRUE(tensor_list->isTensorList());
-  EXPECT_EQ(to_python(call("aten::cat", {generic_list({at::ones({2}), at::zeros({3})})}))
-                .toTensor()
-                .size(0),
-            5);
-  EXPECT_EQ(to_python(call("aten::cat", {c10::List<at::Tensor>({at::ones({2}), at::ones({1})})}))
-                .toTensor()
-                .size(0),
+  EXPECT_EQ(to_python(call("aten::cat", {generic_list({at::ones({2}), at::zeros({3})})})).toTensor().size(0), 5);
+  EXPECT_EQ(to_python(call("aten::cat", {c10::List<at::Tensor>({at::ones({2}), at::ones({1})})})).toTensor().size(0),
             3);
 
   auto opt_type = c10::ListType::create(c10::OptionalType::create(c10::TensorType::get()));
@@ -290,8 +272,7 @@ TEST(TypedLists, IntFloatBoolTensorAndOptionalTensorLists) {
   // index.Tensor(Tensor self, Tensor?[] indices): m[:, [1, 0]]
   at::Tensor m = at::arange(4).reshape({2, 2});
   at::Tensor picked =
-      call("index.Tensor", {m, generic_list({c10::IValue(), at::tensor({1, 0}, at::kLong)})})[0]
-          .toTensor();
+      call("index.Tensor", {m, generic_list({c10::IValue(), at::tensor({1, 0}, at::kLong)})})[0].toTensor();
   EXPECT_TRUE(picked.equal(m.flip(1)));
   EXPECT_FALSE(coerce(generic_list({1}), opt_type));
 }
@@ -343,9 +324,7 @@ TEST(Outcome, KernelRejectionIsRejectedWithItsMessage) {
 std::string full_error() {
   try {
     at::add(at::ones({3}), at::ones({4}));
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
+  } catch (const c10::Error& e) { return e.what(); }
   return "";
 }
 

@@ -9,7 +9,6 @@
 namespace opsfuzz::runner {
 namespace {
 
-
 Output run_grad(const Call& call) {
   auto model = make_eager_cpu_grad()->prepare(call);
   return model->run(deep_copy(call));
@@ -18,9 +17,7 @@ Output run_grad(const Call& call) {
 std::string skip_reason(const Call& call) {
   try {
     run_grad(call);
-  } catch (const Skip& skip) {
-    return skip.what();
-  }
+  } catch (const Skip& skip) { return skip.what(); }
   return "(not skipped)";
 }
 
@@ -29,9 +26,7 @@ std::string run_failure(const Call& call) {
   auto model = make_eager_cpu_grad()->prepare(call);
   try {
     model->run(deep_copy(call));
-  } catch (const Skip& skip) {
-    return std::string("(skipped: ") + skip.what() + ")";
-  } catch (const std::exception& e) {
+  } catch (const Skip& skip) { return std::string("(skipped: ") + skip.what() + ")"; } catch (const std::exception& e) {
     return e.what();
   }
   return "(succeeded)";
@@ -227,8 +222,7 @@ TEST(GradBackend, CallsItCannotCheckAreSkippedWithTheReason) {
   expect_contains(skip_reason(op_call("sin.default", {randn({600}, 1)})),
                   "600 differentiable input elements exceed the cap of 512");
   expect_contains(skip_reason(op_call("add_.Tensor", {randn({2}, 1), randn({2}, 2)})), "in-place");
-  EXPECT_EQ(skip_reason(op_call("log.default", {at::tensor({0.0, 1.0})})),
-            "the output is not finite at this input");
+  EXPECT_EQ(skip_reason(op_call("log.default", {at::tensor({0.0, 1.0})})), "the output is not finite at this input");
   expect_contains(skip_reason(op_call("sum.default", {randn({2}, 1)}, {{"dtype", at::kFloat}})),
                   "finite differences need float64 outputs");
   EXPECT_EQ(skip_reason(op_call("argmax.default", {randn({3}, 1)})), "no floating outputs");
@@ -244,8 +238,7 @@ TEST(GradBackend, GradientsThatAreNotTheDerivativeByDesignAreSkipped) {
 }
 
 TEST(GradBackend, AFloat64RefusalIsASkipAndAGradOnlyFailureIsTheRuns) {
-  std::string reason =
-      skip_reason(op_call("linalg_vector_norm.default", {randn({3}, 1)}, {{"dtype", at::kFloat}}));
+  std::string reason = skip_reason(op_call("linalg_vector_norm.default", {randn({3}, 1)}, {{"dtype", at::kFloat}}));
   expect_contains(reason, "refuses float64 inputs");
   // libtorch 1.13: masked_fill of an int tensor with a floating value that requires grad trips an
   // internal assert, which it does not without grad.
@@ -265,8 +258,8 @@ TEST(GradBackend, ABackwardThatFailsIsTheRunsFailureNamingTheBackward) {
 TEST(GradBackend, FindsAtan2sWrongGradientForAUint8Other) {
   at::Tensor x = at::tensor(6.0), other = at::tensor({16, 20, 3}, at::kByte);
   Output out = run_grad(op_call("atan2.default", {x, other}));
-  EXPECT_FALSE(at::allclose(tensors(out.value)[0], tensors(*out.reference)[0], out.tolerance->rtol,
-                            out.tolerance->atol));
+  EXPECT_FALSE(
+      at::allclose(tensors(out.value)[0], tensors(*out.reference)[0], out.tolerance->rtol, out.tolerance->atol));
 }
 
 TEST(GradBackend, KernelErrorsAreTheRunsFailureNotASkip) {

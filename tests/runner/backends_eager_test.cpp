@@ -13,9 +13,7 @@
 namespace opsfuzz::runner {
 namespace {
 
-
-Call module_call(const std::string& path, std::shared_ptr<suite::Module> module,
-                 const opcall::Stack& args) {
+Call module_call(const std::string& path, std::shared_ptr<suite::Module> module, const opcall::Stack& args) {
   Call call;
   call.module = std::move(module);
   call.module_path = path;
@@ -27,13 +25,9 @@ std::shared_ptr<suite::Module> module(const std::string& path, const opcall::Sta
   return suite::make_module(path, args, {});
 }
 
-Output run(const std::string& backend, const Call& call) {
-  return find_backend(backend)->prepare(call)->run(call);
-}
+Output run(const std::string& backend, const Call& call) { return find_backend(backend)->prepare(call)->run(call); }
 
-at::Tensor run_tensor(const std::string& backend, const Call& call) {
-  return run(backend, call).value.toTensor();
-}
+at::Tensor run_tensor(const std::string& backend, const Call& call) { return run(backend, call).value.toTensor(); }
 
 std::string note(const Output& out, const std::string& key) {
   for (const auto& [k, v] : out.notes)
@@ -51,8 +45,8 @@ at::Tensor ints(at::IntArrayRef shape) {
   return at::arange(c10::multiply_integers(shape), at::kLong).mul(37).remainder(23).reshape(shape);
 }
 
-const std::vector<std::string> eager_names = {"eager_cpu", "eager_cpu_fp64", "eager_cpu_fp16",
-                                              "eager_cpu_bf16", "eager_cpu_noncontig"};
+const std::vector<std::string> eager_names = {"eager_cpu", "eager_cpu_fp64", "eager_cpu_fp16", "eager_cpu_bf16",
+                                              "eager_cpu_noncontig"};
 
 TEST(EagerBackends, AreRegisteredUnderTheirNames) {
   for (const auto& name : eager_names) {
@@ -64,8 +58,7 @@ TEST(EagerBackends, AreRegisteredUnderTheirNames) {
 }
 
 TEST(EagerBackends, RefuseACallWithoutOperatorOrModule) {
-  for (const auto& name : eager_names)
-    EXPECT_THROW(find_backend(name)->prepare(Call{}), std::invalid_argument) << name;
+  for (const auto& name : eager_names) EXPECT_THROW(find_backend(name)->prepare(Call{}), std::invalid_argument) << name;
 }
 
 // ------------------------------------------------------------------------------ eager_cpu
@@ -127,8 +120,7 @@ TEST(EagerCpuFp64, IllConditionedSumIsCloserToTheFloat64Truth) {
 
 TEST(EagerCpuFp64, TensorListInputsAreUpcast) {
   // einsum("i->") sums its one list operand: exact only when that operand was upcast.
-  Call call = op_call("einsum.default", {std::string("i->"),
-                                         c10::List<at::Tensor>({at::tensor({1e8f, 1.f, -1e8f})})});
+  Call call = op_call("einsum.default", {std::string("i->"), c10::List<at::Tensor>({at::tensor({1e8f, 1.f, -1e8f})})});
   at::Tensor out = run_tensor("eager_cpu_fp64", call);
   EXPECT_EQ(out.scalar_type(), at::kFloat);
   EXPECT_EQ(out.item<float>(), 1.f);
@@ -172,8 +164,7 @@ TEST(EagerCpuFp64, ComplexOutputsGoBackToComplex64) {
   EXPECT_EQ(out.scalar_type(), at::kComplexFloat);
   EXPECT_TRUE(out.allclose(run_tensor("eager_cpu", polar), 1e-5, 1e-5));
   at::Tensor z = at::complex(values({4}), values({4}).neg());
-  EXPECT_EQ(run_tensor("eager_cpu_fp64", op_call("add.Tensor", {z, z})).scalar_type(),
-            at::kComplexFloat);
+  EXPECT_EQ(run_tensor("eager_cpu_fp64", op_call("add.Tensor", {z, z})).scalar_type(), at::kComplexFloat);
 }
 
 TEST(EagerCpuFp64, IntegerOpIsRunAsIs) {
@@ -207,8 +198,7 @@ TEST(EagerCpuBf16, CatMatchesEagerWithinBFloat16ToleranceAndSaysSo) {
 }
 
 TEST(EagerCpuFp16, DtypeArgumentOutputsKeepTheirDtype) {
-  Call call = op_call("sum.dim_IntList", {values({3, 4}), std::vector<int64_t>{0}},
-                      {{"dtype", int64_t(at::kDouble)}});
+  Call call = op_call("sum.dim_IntList", {values({3, 4}), std::vector<int64_t>{0}}, {{"dtype", int64_t(at::kDouble)}});
   at::Tensor out = run_tensor("eager_cpu_fp16", call);
   EXPECT_EQ(out.scalar_type(), at::kDouble);
   EXPECT_TRUE(out.allclose(run_tensor("eager_cpu", call), 1e-2, 1e-2));
@@ -242,8 +232,7 @@ TEST(EagerCpuFp16, IntegerOpEqualsEagerWithoutPrecision) {
 // alias returns a view of its input: what the kernel was given.
 TEST(EagerCpuNoncontig, InputsAreNonContiguousWithTheSameValues) {
   std::set<std::string> seen;
-  for (const std::vector<int64_t>& shape :
-       std::vector<std::vector<int64_t>>{{5}, {3, 4}, {2, 3, 4, 5}}) {
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{5}, {3, 4}, {2, 3, 4, 5}}) {
     at::Tensor x = values(shape);
     for (uint64_t seed = 0; seed < 12; ++seed) {
       Output out = run("eager_cpu_noncontig", op_call("alias.default", {x}, {}, seed));
@@ -258,8 +247,7 @@ TEST(EagerCpuNoncontig, InputsAreNonContiguousWithTheSameValues) {
 
 TEST(EagerCpuNoncontig, ChannelsLastIsTheChannelsLastFormat) {
   for (uint64_t seed = 0; seed < 12; ++seed) {
-    Output out =
-        run("eager_cpu_noncontig", op_call("alias.default", {values({2, 3, 4, 5})}, {}, seed));
+    Output out = run("eager_cpu_noncontig", op_call("alias.default", {values({2, 3, 4, 5})}, {}, seed));
     if (note(out, "layout") == "self channels_last")
       EXPECT_TRUE(out.value.toTensor().is_contiguous(at::MemoryFormat::ChannelsLast));
   }
@@ -267,9 +255,8 @@ TEST(EagerCpuNoncontig, ChannelsLastIsTheChannelsLastFormat) {
 
 TEST(EagerCpuNoncontig, TheSeedDecidesTheLayouts) {
   auto layouts = [](uint64_t seed) {
-    Call call = op_call("cat.default",
-                        {c10::List<at::Tensor>({values({2, 3}), values({2, 3}), values({2, 3})})},
-                        {}, seed);
+    Call call =
+        op_call("cat.default", {c10::List<at::Tensor>({values({2, 3}), values({2, 3}), values({2, 3})})}, {}, seed);
     return note(run("eager_cpu_noncontig", call), "layout");
   };
   EXPECT_EQ(layouts(7), layouts(7));
@@ -285,8 +272,7 @@ TEST(EagerCpuNoncontig, IntegerResultsEqualEager) {
   EXPECT_TRUE(out.value.toTensor().equal(run_tensor("eager_cpu", and_call)));
   EXPECT_NE(note(out, "layout").find("self "), std::string::npos);
   EXPECT_NE(note(out, "layout").find("other "), std::string::npos);
-  Call cat_call =
-      op_call("cat.default", {c10::List<at::Tensor>({ints({2, 3}), ints({4, 3})})}, {}, 5);
+  Call cat_call = op_call("cat.default", {c10::List<at::Tensor>({ints({2, 3}), ints({4, 3})})}, {}, 5);
   EXPECT_TRUE(run_tensor("eager_cpu_noncontig", cat_call).equal(run_tensor("eager_cpu", cat_call)));
 }
 
@@ -303,14 +289,12 @@ TEST(EagerCpuNoncontig, TensorsThatCannotBeNonContiguousStayAsTheyAre) {
 }
 
 TEST(EagerCpuNoncontig, SkipsOperatorsWhoseResultsDependOnStrides) {
-  Call call = op_call("as_strided.default",
-                      {values({3, 4}), std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 2}});
+  Call call = op_call("as_strided.default", {values({3, 4}), std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 2}});
   try {
     find_backend("eager_cpu_noncontig")->prepare(call);
     FAIL() << "expected Skip";
   } catch (const Skip& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "aten::as_strided: its result depends on the input's strides by contract");
+    EXPECT_EQ(std::string(e.what()), "aten::as_strided: its result depends on the input's strides by contract");
   }
 }
 
@@ -336,10 +320,9 @@ TEST(ModuleConversion, Fp16LinearFailsHonestlyWithoutAHalfKernel) {
 }
 
 TEST(ModuleConversion, SequentialConvertsEveryStep) {
-  auto seq =
-      module("torch.nn.Sequential", {suite::module_to_ivalue(module("torch.nn.Linear", {3, 4})),
-                                     suite::module_to_ivalue(module("torch.nn.ReLU")),
-                                     suite::module_to_ivalue(module("torch.nn.Linear", {4, 2}))});
+  auto seq = module("torch.nn.Sequential", {suite::module_to_ivalue(module("torch.nn.Linear", {3, 4})),
+                                            suite::module_to_ivalue(module("torch.nn.ReLU")),
+                                            suite::module_to_ivalue(module("torch.nn.Linear", {4, 2}))});
   Call call = module_call("torch.nn.Sequential", seq, {values({5, 3})});
   at::Tensor eager = run_tensor("eager_cpu", call);
   for (const char* backend : {"eager_cpu_fp64", "eager_cpu_bf16"}) {
@@ -351,8 +334,7 @@ TEST(ModuleConversion, SequentialConvertsEveryStep) {
 }
 
 TEST(ModuleConversion, BatchNormRunsWithItsRunningStatisticsConverted) {
-  Call call =
-      module_call("torch.nn.BatchNorm1d", module("torch.nn.BatchNorm1d", {3}), {values({4, 3})});
+  Call call = module_call("torch.nn.BatchNorm1d", module("torch.nn.BatchNorm1d", {3}), {values({4, 3})});
   at::Tensor out = run_tensor("eager_cpu_fp64", call);
   EXPECT_TRUE(out.allclose(run_tensor("eager_cpu", call), 1e-5, 1e-5));
 }

@@ -28,10 +28,7 @@ at::Tensor seeded(at::IntArrayRef sizes, uint64_t seed) {
   return at::randn(sizes, at::detail::createCPUGenerator(seed));
 }
 
-
-c10::IValue eager(const Call& call) {
-  return opcall::to_python(call.op->call(deep_copy(call).args));
-}
+c10::IValue eager(const Call& call) { return opcall::to_python(call.op->call(deep_copy(call).args)); }
 
 Output run_on(const std::shared_ptr<Backend>& backend, const Call& call) {
   return backend->prepare(deep_copy(call))->run(deep_copy(call));
@@ -77,8 +74,7 @@ TEST(TorchScriptCpu, AddTensorWithAlphaMatchesEager) {
 }
 
 TEST(TorchScriptCpu, MmMatchesEager) {
-  expect_matches_eager(make_torchscript_cpu(),
-                       op_call("mm.default", {seeded({3, 5}, 3), seeded({5, 2}, 4)}));
+  expect_matches_eager(make_torchscript_cpu(), op_call("mm.default", {seeded({3, 5}, 3), seeded({5, 2}, 4)}));
 }
 
 TEST(TorchScriptCpu, CatOfATensorListMatchesEager) {
@@ -107,14 +103,12 @@ TEST(TorchScriptCpu, TorchScriptOnlyIntAddReturnsAPythonInt) {
 }
 
 TEST(TorchScriptCpu, InPlaceAddMatchesEager) {
-  expect_matches_eager(make_torchscript_cpu(),
-                       op_call("add_.Tensor", {seeded({4}, 10), seeded({4}, 11)}));
+  expect_matches_eager(make_torchscript_cpu(), op_call("add_.Tensor", {seeded({4}, 10), seeded({4}, 11)}));
 }
 
 TEST(TorchScriptCpu, OutOverloadMatchesEager) {
-  expect_matches_eager(
-      make_torchscript_cpu(),
-      op_call("add.out", {seeded({4}, 12), seeded({4}, 13)}, {{"out", at::empty({4})}}));
+  expect_matches_eager(make_torchscript_cpu(),
+                       op_call("add.out", {seeded({4}, 12), seeded({4}, 13)}, {{"out", at::empty({4})}}));
 }
 
 TEST(TorchScriptCpu, RepeatedRunsOfOneModelGiveTheSameValues) {
@@ -151,17 +145,13 @@ TEST(TorchScriptCpu, KernelErrorsCarryTheKernelsOwnMessage) {
   std::string expected;
   try {
     eager(call);
-  } catch (const c10::Error& e) {
-    expected = e.what_without_backtrace();
-  }
+  } catch (const c10::Error& e) { expected = e.what_without_backtrace(); }
   ASSERT_FALSE(expected.empty());
   auto model = make_torchscript_cpu()->prepare(deep_copy(call));
   try {
     model->run(deep_copy(call));
     FAIL() << "expected the kernel's error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), expected);
-  }
+  } catch (const std::runtime_error& e) { EXPECT_EQ(std::string(e.what()), expected); }
 }
 
 class FusedBackends : public testing::TestWithParam<std::shared_ptr<Backend> (*)()> {};
@@ -186,17 +176,15 @@ TEST_P(FusedBackends, InputsOverTheSizeCapAreSkippedWithTheReason) {
     GetParam()()->prepare(call);
     FAIL() << "expected Skip";
   } catch (const Skip& e) {
-    EXPECT_NE(std::string(e.what()).find("8192 elements, over the 4096"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("8192 elements, over the 4096"), std::string::npos) << e.what();
   }
 }
 
 TEST_P(FusedBackends, GlobalFuserSwitchesAreRestoredAfterARun) {
   namespace jit = torch::jit;
   auto state = [] {
-    return std::make_tuple(jit::canFuseOnCPU(), jit::tensorExprFuserEnabled(),
-                           jit::tensorexpr::getTEMustUseLLVMOnCPU(), jit::getFusionGroupInlining(),
-                           jit::texprReductionsEnabled(), jit::getFusionStrategy());
+    return std::make_tuple(jit::canFuseOnCPU(), jit::tensorExprFuserEnabled(), jit::tensorexpr::getTEMustUseLLVMOnCPU(),
+                           jit::getFusionGroupInlining(), jit::texprReductionsEnabled(), jit::getFusionStrategy());
   };
   auto before = state();
   ASSERT_FALSE(jit::canFuseOnCPU());  // the default this test relies on
@@ -215,16 +203,13 @@ INSTANTIATE_TEST_SUITE_P(StaticAndDynamic, FusedBackends,
                          [](const auto& info) { return info.param()->name(); });  // a CTest name that reads
 
 TEST(TorchScriptCpu, PlainBackendDoesNotFuse) {
-  Output out =
-      run_on(make_torchscript_cpu(), op_call("add.Tensor", {seeded({4}, 29), seeded({4}, 30)}));
+  Output out = run_on(make_torchscript_cpu(), op_call("add.Tensor", {seeded({4}, 29), seeded({4}, 30)}));
   EXPECT_EQ(note(out, "fused"), "(none)");
   EXPECT_FALSE(torch::jit::canFuseOnCPU());
 }
 
 struct Identity : suite::Module {
-  c10::IValue forward(const std::vector<c10::IValue>& args, const suite::Kwargs&) override {
-    return args.at(0);
-  }
+  c10::IValue forward(const std::vector<c10::IValue>& args, const suite::Kwargs&) override { return args.at(0); }
 };
 
 TEST(TorchScriptCpu, ModuleCallsAreSkippedWithTheReason) {
@@ -236,8 +221,7 @@ TEST(TorchScriptCpu, ModuleCallsAreSkippedWithTheReason) {
     make_torchscript_cpu()->prepare(call);
     FAIL() << "expected Skip";
   } catch (const Skip& e) {
-    EXPECT_NE(std::string(e.what()).find("torch::nn modules built in C++ cannot be scripted"),
-              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("torch::nn modules built in C++ cannot be scripted"), std::string::npos);
   }
 }
 

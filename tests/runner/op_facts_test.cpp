@@ -91,9 +91,9 @@ TEST(KnownCrash, MatchesTheDeviationHitAndItsSignal) {
   EXPECT_EQ(known_crash(op, {id}, "CRASH: signal 8 (Floating point exception)"), nullptr);  // not its signal
   EXPECT_EQ(known_crash(op, {}, "CRASH: signal 6 (Aborted)"), nullptr);                     // not in it
   EXPECT_EQ(known_crash("no_such_op.default", {id}, "CRASH: signal 6 (Aborted)"), nullptr);
-  EXPECT_NE(known_crash("fmod.Tensor", {"fmod.lowest_dividend_by_minus_one"},
-                        "CRASH: signal 8 (Floating point exception)"),
-            nullptr);
+  EXPECT_NE(
+      known_crash("fmod.Tensor", {"fmod.lowest_dividend_by_minus_one"}, "CRASH: signal 8 (Floating point exception)"),
+      nullptr);
 }
 
 // A deviation of kind crash names signals as strsignal() does, and its command asks for the
@@ -103,7 +103,8 @@ TEST(KnownCrash, CrashDeviationsNameRealSignals) {
   std::set<std::string> crashes;
   for (const Spec& spec : spec_db())
     for (const DeviationSite& site : spec.deviations()) {
-      for (const std::string& s : site.deviation->signals) EXPECT_TRUE(signals.contains(s)) << site.deviation->id << ": " << s;
+      for (const std::string& s : site.deviation->signals)
+        EXPECT_TRUE(signals.contains(s)) << site.deviation->id << ": " << s;
       if (site.deviation->signals.empty()) continue;
       crashes.insert(site.deviation->id);
       EXPECT_NE(site.deviation->command.find("contract"), std::string::npos) << site.deviation->command;

@@ -27,7 +27,6 @@ at::Tensor from_bits(std::vector<int16_t> bits, c10::ScalarType dtype) {
 
 c10::IValue tuple(std::vector<c10::IValue> items) { return c10::ivalue::Tuple::create(std::move(items)); }
 
-
 std::set<std::string> keys(const nlohmann::json& j) {
   std::set<std::string> out;
   for (const auto& [key, value] : j.items()) out.insert(key);
@@ -37,14 +36,13 @@ std::set<std::string> keys(const nlohmann::json& j) {
 // ---------------------------------------------------------------------------------- statuses
 
 TEST(Status, NamesAreOpdiffsAndParseBack) {
-  const std::vector<std::pair<Status, std::string>> all = {
-      {Status::Ok, "OK"},
-      {Status::Skipped, "SKIPPED"},
-      {Status::ExportFail, "EXPORT_FAIL"},
-      {Status::InferFail, "INFER_FAIL"},
-      {Status::TimingFail, "TIMING_FAIL"},
-      {Status::TimedError, "TIMED_ERROR"},
-      {Status::Error, "ERROR"}};
+  const std::vector<std::pair<Status, std::string>> all = {{Status::Ok, "OK"},
+                                                           {Status::Skipped, "SKIPPED"},
+                                                           {Status::ExportFail, "EXPORT_FAIL"},
+                                                           {Status::InferFail, "INFER_FAIL"},
+                                                           {Status::TimingFail, "TIMING_FAIL"},
+                                                           {Status::TimedError, "TIMED_ERROR"},
+                                                           {Status::Error, "ERROR"}};
   for (const auto& [status, text] : all) {
     EXPECT_EQ(name(status), text);
     EXPECT_EQ(parse_status(text), status);
@@ -155,20 +153,20 @@ void expect_one_ulp_matches(const std::vector<int16_t>& patterns, c10::ScalarTyp
 }
 
 TEST(Compare, OneUlpHalfDifferencesMatch) {
-  expect_one_ulp_matches({0x3C00,         // 1.0 and the next half up (the largest relative gap)
-                          0x3BFF,         // just below 1.0, and 1.0
-                          0x3FFF, 0x4000, // around 2.0
-                          0x7BFE,         // 65472 and 65504, the largest finite
-                          0x0000, 0x0001, 0x03FF,  // subnormals, and into the normals
+  expect_one_ulp_matches({0x3C00,                         // 1.0 and the next half up (the largest relative gap)
+                          0x3BFF,                         // just below 1.0, and 1.0
+                          0x3FFF, 0x4000,                 // around 2.0
+                          0x7BFE,                         // 65472 and 65504, the largest finite
+                          0x0000, 0x0001, 0x03FF,         // subnormals, and into the normals
                           static_cast<int16_t>(0xBC00)},  // -1.0 and the next toward -inf
                          at::kHalf);
 }
 
 TEST(Compare, OneUlpBFloat16DifferencesMatch) {
-  expect_one_ulp_matches({0x3F80,         // 1.0 and the next up
-                          0x3F7F,         // just below 1.0
-                          0x4000,         // 2.0
-                          0x7F7E,         // the two largest finite values
+  expect_one_ulp_matches({0x3F80,                  // 1.0 and the next up
+                          0x3F7F,                  // just below 1.0
+                          0x4000,                  // 2.0
+                          0x7F7E,                  // the two largest finite values
                           0x0000, 0x0001, 0x007F,  // subnormals, and into the normals
                           static_cast<int16_t>(0xBF80)},
                          at::kBFloat16);
@@ -305,13 +303,13 @@ TEST(Compare, EmptyTensorsMatchWhenShapesAndDtypesDo) {
 
 TEST(Compare, NumberOutputs) {
   EXPECT_TRUE(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{3})).match);
-  EXPECT_EQ(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{4})).why,
-            "output: 3 vs reference 4 (exact)");
+  EXPECT_EQ(compare(c10::IValue(int64_t{3}), c10::IValue(int64_t{4})).why, "output: 3 vs reference 4 (exact)");
   EXPECT_TRUE(compare(c10::IValue(0.1 + 0.2), c10::IValue(0.3)).match);
   EXPECT_EQ(compare(c10::IValue(true), c10::IValue(false)).why, "output: True vs reference False (exact)");
   EXPECT_EQ(compare(c10::IValue(2.0), c10::IValue(int64_t{2})).why, "output: dtype float64 vs reference int64");
-  EXPECT_TRUE(compare(tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)}),
-                      tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)})).match);
+  EXPECT_TRUE(
+      compare(tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)}), tuple({c10::IValue(int64_t{3}), c10::IValue(1.5)}))
+          .match);
 }
 
 // ---------------------------------------------------------------------------------- complex
@@ -381,8 +379,7 @@ TEST(Json, ComparableEntryHasOpdiffsKeysAndOurs) {
   EXPECT_DOUBLE_EQ(d.max_abs, 2);
   EXPECT_DOUBLE_EQ(d.mean_abs, 2.0 / 3);
   nlohmann::json j = to_json(d);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev",
-                                            "why"}));
+  EXPECT_EQ(keys(j), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev", "why"}));
   EXPECT_EQ(j["ok"], true);
   EXPECT_DOUBLE_EQ(j["mse"].get<double>(), 4.0 / 3);
   EXPECT_EQ(j["max_abs"], 2.0);
@@ -390,8 +387,7 @@ TEST(Json, ComparableEntryHasOpdiffsKeysAndOurs) {
   EXPECT_EQ(j["why"], "output at [2]: 3 vs reference 5 (atol 1e-07, rtol 1e-07)");
 
   nlohmann::json same = to_json(compare(doubles({1}), doubles({1})));
-  EXPECT_EQ(keys(same),
-            (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev"}));
+  EXPECT_EQ(keys(same), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev"}));
   EXPECT_EQ(same["verdict"], "match");
 }
 

@@ -55,8 +55,8 @@ TEST(Run, AKernelCrashIsTimedErrorOfItsItemAndEveryOtherItemIsThere) {
   auto items = items_of(kThreeTests);
   ASSERT_EQ(items.size(), 3u);
   std::vector<std::string> reported;
-  auto results = run_items(items, against_eager({"eager_cpu_fp64"}),
-                           [&](const ItemResult& r) { reported.push_back(r.item->id); });
+  auto results =
+      run_items(items, against_eager({"eager_cpu_fp64"}), [&](const ItemResult& r) { reported.push_back(r.item->id); });
   EXPECT_EQ(reported, (std::vector<std::string>{"before", "crashes", "after"}));
   for (size_t i : {0, 2}) {
     EXPECT_EQ(results[i].baseline->res[0].status, Status::Ok);

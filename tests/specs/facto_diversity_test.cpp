@@ -22,9 +22,7 @@ namespace opsfuzz {
 namespace {
 
 // The factory keywords FACTO's specs do not have.
-bool facto_lacks(const ArgSpec& a) {
-  return is_layout(a.type) || is_device(a.type) || a.name == "pin_memory";
-}
+bool facto_lacks(const ArgSpec& a) { return is_layout(a.type) || is_device(a.type) || a.name == "pin_memory"; }
 
 struct Count {
   size_t args = 0;
@@ -44,8 +42,9 @@ struct Row {
     if (met(all) && met(common)) return no_pairs(all) ? "ok (one argument: no pairs)" : "ok";
     std::string v = !single_met(common) ? "FEWER SINGLE" : "";
     if (!pairs_met(common))
-      v += std::string(v.empty() ? "" : ", ") +
-           (common.pairs < facto.pairs ? "FEWER PAIRS" : facto_at_ceiling() ? "SAME PAIRS (FACTO at the ceiling)" : "SAME PAIRS");
+      v += std::string(v.empty() ? "" : ", ") + (common.pairs < facto.pairs ? "FEWER PAIRS"
+                                                 : facto_at_ceiling()       ? "SAME PAIRS (FACTO at the ceiling)"
+                                                                            : "SAME PAIRS");
     return v + (met(all) ? " (facto args only)" : "");
   }
 };

@@ -15,13 +15,13 @@ using namespace dsl;
 // dispatcher operators, then those of TorchScript only (aten::sym_size.int).
 const c10::FunctionSchema* schema_of(const std::string& op, bool out = false) {
   auto dot = op.find('.');
-  std::string overload = out ? "out" : dot == std::string::npos || op.substr(dot + 1) == "default" ? "" : op.substr(dot + 1);
+  std::string overload = out                                                           ? "out"
+                         : dot == std::string::npos || op.substr(dot + 1) == "default" ? ""
+                                                                                       : op.substr(dot + 1);
   std::string name = "aten::" + op.substr(0, dot) + (overload.empty() ? "" : "." + overload);
   try {
     return &opcall::find_op(name).schema();
-  } catch (const opcall::LookupError&) {
-    return nullptr;
-  }
+  } catch (const opcall::LookupError&) { return nullptr; }
 }
 
 std::vector<std::string> mismatches(const Spec& spec) {
@@ -61,23 +61,27 @@ TEST(SchemaCheck, MissingArgumentIsCaught) {
 TEST(SchemaCheck, KeywordOnlyGivenAsPositionalIsCaught) {
   Spec s("add.Tensor");
   s.in(Tensor("self")).in(Tensor("other")).in(Scalar("alpha"));
-  EXPECT_EQ(joined(mismatches(s)),
-            "add.Tensor against aten::add.Tensor: argument 'alpha' is keyword-only in the schema but positional in the spec\n");
+  EXPECT_EQ(
+      joined(mismatches(s)),
+      "add.Tensor against aten::add.Tensor: argument 'alpha' is keyword-only in the schema but positional in the spec\n");
 }
 
 TEST(SchemaCheck, KindsOptionalityAndOrderAreCaught) {
   Spec kind("index_select.default");
   kind.in(Tensor("self")).in(Bool("dim")).in(Tensor("index"));
-  EXPECT_EQ(joined(mismatches(kind)),
-            "index_select.default against aten::index_select: argument 'dim' is Bool in the spec (bool) but int in the schema\n");
+  EXPECT_EQ(
+      joined(mismatches(kind)),
+      "index_select.default against aten::index_select: argument 'dim' is Bool in the spec (bool) but int in the schema\n");
   Spec optional("clamp.default");
   optional.in(Tensor("self")).in(Scalar("min")).in(ScalarOpt("max"));
-  EXPECT_EQ(joined(mismatches(optional)),
-            "clamp.default against aten::clamp: argument 'min' is optional in the schema (Scalar?) but Scalar in the spec\n");
+  EXPECT_EQ(
+      joined(mismatches(optional)),
+      "clamp.default against aten::clamp: argument 'min' is optional in the schema (Scalar?) but Scalar in the spec\n");
   Spec order("index_select.default");
   order.in(Tensor("self")).in(Tensor("index")).in(Dim("dim"));
-  EXPECT_EQ(joined(mismatches(order)),
-            "index_select.default against aten::index_select: argument 'dim' comes later in the spec than in the schema\n");
+  EXPECT_EQ(
+      joined(mismatches(order)),
+      "index_select.default against aten::index_select: argument 'dim' comes later in the spec than in the schema\n");
 }
 
 TEST(SchemaCheck, FloatBoolAndOptionalLengthListKinds) {
@@ -95,13 +99,18 @@ TEST(SchemaCheck, FloatBoolAndOptionalLengthListKinds) {
 
 TEST(SchemaCheck, LayoutAndDeviceKinds) {
   Spec ok("zeros.default");
-  ok.in(Shape("size")).kw(ScalarTypeOpt("dtype")).kw(LayoutOpt("layout")).kw(DeviceOpt("device")).kw(BoolOpt("pin_memory"));
+  ok.in(Shape("size"))
+      .kw(ScalarTypeOpt("dtype"))
+      .kw(LayoutOpt("layout"))
+      .kw(DeviceOpt("device"))
+      .kw(BoolOpt("pin_memory"));
   EXPECT_EQ(joined(mismatches(ok)), "");
   Spec swapped("zeros.default");
   swapped.in(Shape("size")).kw(ScalarTypeOpt("dtype")).kw(DeviceOpt("layout")).kw(Layout("device"));
-  EXPECT_EQ(joined(mismatches(swapped)),
-            "zeros.default against aten::zeros: argument 'layout' is DeviceOpt in the spec (Device?) but int? in the schema\n"
-            "zeros.default against aten::zeros: argument 'device' is Layout in the spec (Layout) but Device? in the schema\n");
+  EXPECT_EQ(
+      joined(mismatches(swapped)),
+      "zeros.default against aten::zeros: argument 'layout' is DeviceOpt in the spec (Device?) but int? in the schema\n"
+      "zeros.default against aten::zeros: argument 'device' is Layout in the spec (Layout) but Device? in the schema\n");
 }
 
 TEST(SchemaCheck, OutArgumentsAreCheckedAgainstTheOutOverload) {

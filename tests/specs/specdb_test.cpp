@@ -38,7 +38,8 @@ const std::vector<std::string> kConfigs = tensor_configs();
 
 Config config_named(const std::string& name) { return Config::parse(name == "default" ? "" : name); }
 
-std::vector<Sample> generate(const Spec& spec, const Config& cfg, Validity v, size_t n = kSamples, uint64_t seed = 2026) {
+std::vector<Sample> generate(const Spec& spec, const Config& cfg, Validity v, size_t n = kSamples,
+                             uint64_t seed = 2026) {
   ArgumentTupleGenerator gen(spec, cfg, seed, v);
   std::vector<Sample> out;
   Sample s;
@@ -207,7 +208,8 @@ std::vector<SampleRun> run_command(const Spec& spec, const Config& cfg, const Re
   auto samples = generate(spec, cfg, r.invalid ? Validity::Invalid : Validity::Valid, r.max, r.seed);
   auto outcomes = run_samples(samples);
   std::vector<SampleRun> runs;
-  for (size_t i = 0; i < samples.size(); ++i) runs.push_back({samples[i].valid, samples[i].deviations, outcomes[i].kind});
+  for (size_t i = 0; i < samples.size(); ++i)
+    runs.push_back({samples[i].valid, samples[i].deviations, outcomes[i].kind});
   return runs;
 }
 
@@ -309,8 +311,7 @@ std::vector<std::string> joint_ops() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_ops()),
-                         testing::op_param_name);
+INSTANTIATE_TEST_SUITE_P(Ops, JointSpec, ::testing::ValuesIn(joint_ops()), testing::op_param_name);
 
 // Distinct values of `key` over 200 valid samples of `op`.
 template <class Key> size_t distinct(const char* op, Key key) {

@@ -57,9 +57,7 @@ bool allows(const Spec& spec, std::vector<c10::IValue> inputs, size_t arg, int64
   try {
     auto c = classify(spec, inputs);
     return c.valid() && c.outside_scope.empty();
-  } catch (const std::exception&) {
-    return false;
-  }
+  } catch (const std::exception&) { return false; }
 }
 
 TEST(IntegerArguments, ReachEveryValueClassTheirContractAllows) {

@@ -146,7 +146,8 @@ TEST(Compat, DuplicateIdsAllRunInOrderWithAWarning) {
   expect_accepted("dup.yaml", kDuplicates, "dup__bias=True\ndup__bias=True\ntwice\ntwice\n");
   auto ws = warnings_of(kDuplicates);
   // Each warning stands at the later test and names the earlier one.
-  EXPECT_TRUE(has_warning(ws, "t.yaml:2:5", "duplicate test id 'dup__bias=True' (also produced by the test at t.yaml:2:5)"));
+  EXPECT_TRUE(
+      has_warning(ws, "t.yaml:2:5", "duplicate test id 'dup__bias=True' (also produced by the test at t.yaml:2:5)"));
   EXPECT_TRUE(has_warning(ws, "t.yaml:11:5", "duplicate test id 'twice' (also produced by the test at t.yaml:10:5)"));
 
   std::string path = write("dup_select.yaml", kDuplicates);
@@ -245,8 +246,7 @@ TEST(Compat, EveryExampleOfTheFormatDocumentValidatesAndRuns) {
     EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str() << yaml;
     EXPECT_TRUE(r.diagnostics.warnings().empty()) << r.diagnostics.str() << yaml;
     EXPECT_FALSE(r.suite.tests.empty()) << yaml;
-    for (const auto& o : run_eager(r.suite))
-      EXPECT_EQ(o.status, Status::Ok) << o.id << ": " << o.message;
+    for (const auto& o : run_eager(r.suite)) EXPECT_EQ(o.status, Status::Ok) << o.id << ": " << o.message;
   }
 }
 

@@ -24,9 +24,7 @@ std::string where(const std::string& text, const std::string& token) {
 void expect_at(Severity severity, const std::string& yaml, const std::string& token, const std::string& path,
                const std::string& message) {
   LoadResult r = read_suite_text(yaml, "t.yaml");
-  if (severity == Severity::Warning) {
-    EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str();
-  }
+  if (severity == Severity::Warning) { EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str(); }
   std::string pos = where(yaml, token);
   for (const auto& d : r.diagnostics.all())
     if (d.severity == severity && d.pos.str() == pos && d.path == path && d.message.find(message) != std::string::npos)
@@ -62,8 +60,8 @@ const std::string kX = "{type: tensor, shape: [2], dtype: float32}";
 TEST(Conformance, OnlyTheFormatsDtypeNames) {
   expect_error(with_input("{type: tensor, shape: [2], dtype: long}"), "long", "tests[0].in[0].dtype",
                "unknown dtype 'long' (did you mean 'int64'?)");
-  expect_error(with_input("{type: tensor, shape: [2], dtype: torch.float32}"), "torch.float32",
-               "tests[0].in[0].dtype", "unknown dtype 'torch.float32' (did you mean 'float32'?)");
+  expect_error(with_input("{type: tensor, shape: [2], dtype: torch.float32}"), "torch.float32", "tests[0].in[0].dtype",
+               "unknown dtype 'torch.float32' (did you mean 'float32'?)");
   expect_error(with_input("{type: scalar, dtype: double, value: 1.0}"), "double", "tests[0].in[0].dtype",
                "unknown dtype 'double' (did you mean 'float64'?)");
 }
@@ -104,15 +102,14 @@ TEST(Conformance, ModuleOrConstructAmongValues) {
 }
 
 std::string templ(const std::string& op_rest, const std::string& in) {
-  return "presets: {x: " + kX + "}\ntests:\n  - id: t\n    op: {type: template_module, " + op_rest +
-         "}\n    in: [" + in + "]\n";
+  return "presets: {x: " + kX + "}\ntests:\n  - id: t\n    op: {type: template_module, " + op_rest + "}\n    in: [" +
+         in + "]\n";
 }
 
 TEST(Conformance, VarInInputsOtherThanARefsTarget) {
-  expect_refused_by_opdiff(templ("path: torch.nn.ReLU, vars: {dt: [float32]}",
-                                 "{type: tensor, shape: [2], dtype: {var: dt}}"),
-                           "{var: dt}", "tests[0].in[0].dtype",
-                           "a template variable in a test's in or kwargs other than a ref's target");
+  expect_refused_by_opdiff(
+      templ("path: torch.nn.ReLU, vars: {dt: [float32]}", "{type: tensor, shape: [2], dtype: {var: dt}}"), "{var: dt}",
+      "tests[0].in[0].dtype", "a template variable in a test's in or kwargs other than a ref's target");
   expect_clean(templ("path: torch.nn.ReLU, vars: {p: [x]}", "{ref: {var: p}}"));
 }
 
@@ -136,8 +133,10 @@ TEST(Conformance, NullVarsCasesAndCommon) {
                "vars must be a mapping of var names to lists of values (leave it out for none)");
   expect_error(templ("path: torch.nn.ReLU, vars: {a: [1]}, cases: null", kX), "null", "tests[0].op.cases",
                "cases must be a list of mappings (leave it out for none)");
-  std::string pair = "tests:\n  - id: p\n    op: {type: template_compare_pair, common: null, a: {impl: x, path: "
-                     "torch.nn.ReLU}, b: {impl: y, path: torch.nn.ReLU}}\n    in: [" + kX + "]\n";
+  std::string pair =
+      "tests:\n  - id: p\n    op: {type: template_compare_pair, common: null, a: {impl: x, path: "
+      "torch.nn.ReLU}, b: {impl: y, path: torch.nn.ReLU}}\n    in: [" +
+      kX + "]\n";
   expect_error(pair, "null", "tests[0].op.common", "common must be a mapping with args and kwargs (leave it out");
 }
 

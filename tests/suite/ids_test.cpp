@@ -11,11 +11,10 @@ using testing::ids;
 using testing::valid;
 
 // A template_module test with the given vars (and extra op lines), base id `t`.
-std::string templ(const std::string& vars, const std::string& extra = "",
-                  const std::string& id = "id: t") {
+std::string templ(const std::string& vars, const std::string& extra = "", const std::string& id = "id: t") {
   return "dims: {N: 4, B: 2}\ntests:\n  - " + id +
-         "\n    op:\n      type: template_module\n      path: torch.nn.ReLU\n      vars: " + vars +
-         "\n" + extra + "    in: [{type: tensor, shape: [B, N], dtype: float32}]\n";
+         "\n    op:\n      type: template_module\n      path: torch.nn.ReLU\n      vars: " + vars + "\n" + extra +
+         "    in: [{type: tensor, shape: [B, N], dtype: float32}]\n";
 }
 
 TEST(Ids, VarsSortedByNameWhateverTheirOrder) {
@@ -29,16 +28,14 @@ TEST(Ids, FirstNameVariesSlowest) {
 }
 
 TEST(Ids, ValuesRenderedAsPythonStr) {
-  EXPECT_EQ(
-      ids(valid(templ("{v: [true, false, ~, 0.5, 1.0e-5, 100000.0, -3, [1, a], {k: v}]}"))),
-      (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=None", "t__v=0_5", "t__v=1e-05",
-                                "t__v=100000_0", "t__v=-3", "t__v=_1___a__", "t__v=__k____v__"}));
+  EXPECT_EQ(ids(valid(templ("{v: [true, false, ~, 0.5, 1.0e-5, 100000.0, -3, [1, a], {k: v}]}"))),
+            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=None", "t__v=0_5", "t__v=1e-05", "t__v=100000_0",
+                                      "t__v=-3", "t__v=_1___a__", "t__v=__k____v__"}));
 }
 
 TEST(Ids, SanitizingKeepsUnicodeLetters) {
   EXPECT_EQ(ids(valid(templ("{v: [café, 日本, a b, x/y, €5, Ω]}"))),
-            (std::vector<std::string>{"t__v=café", "t__v=日本", "t__v=a_b", "t__v=x_y", "t__v=_5",
-                                      "t__v=Ω"}));
+            (std::vector<std::string>{"t__v=café", "t__v=日本", "t__v=a_b", "t__v=x_y", "t__v=_5", "t__v=Ω"}));
   EXPECT_EQ(sanitize_id_value("a-b_c.d"), "a-b_c_d");
   // Python's isalnum: letters and numbers of every script, not marks or symbols.
   EXPECT_EQ(sanitize_id_value("²½①Ⅻǅー١𝟙"), "²½①Ⅻǅー١𝟙");
@@ -47,8 +44,7 @@ TEST(Ids, SanitizingKeepsUnicodeLetters) {
 }
 
 TEST(Ids, BaseIdAndVarNamesVerbatim) {
-  EXPECT_EQ(ids(valid(templ("{my.var: [1]}", "", "id: base id/1"))),
-            std::vector<std::string>{"base id/1__my.var=1"});
+  EXPECT_EQ(ids(valid(templ("{my.var: [1]}", "", "id: base id/1"))), std::vector<std::string>{"base id/1__my.var=1"});
 }
 
 TEST(Ids, DimNamedValuesKeepTheSymbol) {
@@ -59,22 +55,19 @@ TEST(Ids, DimNamedValuesKeepTheSymbol) {
 
 TEST(Ids, YamlOneOneScalarsInIds) {
   EXPECT_EQ(ids(valid(templ("{v: [yes, Off, 1e5, 0x1F, 1_000, 1.5e+3, -.5, '1', \"true\"]}"))),
-            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=1e5", "t__v=31", "t__v=1000",
-                                      "t__v=1500_0", "t__v=-_5", "t__v=1", "t__v=true"}));
+            (std::vector<std::string>{"t__v=True", "t__v=False", "t__v=1e5", "t__v=31", "t__v=1000", "t__v=1500_0",
+                                      "t__v=-_5", "t__v=1", "t__v=true"}));
 }
 
 TEST(Ids, CasesFixTheirVarsAndTheRestIsAProduct) {
-  Suite s = valid(templ("{a: [1, 2], b: [x, y], c: [7]}",
-                        "      cases:\n        - {a: 1}\n        - {a: 9, b: z}\n"));
+  Suite s = valid(templ("{a: [1, 2], b: [x, y], c: [7]}", "      cases:\n        - {a: 1}\n        - {a: 9, b: z}\n"));
   // The case value 9 and z need not be in the var lists.
-  EXPECT_EQ(ids(s),
-            (std::vector<std::string>{"t__a=1__b=x__c=7", "t__a=1__b=y__c=7", "t__a=9__b=z__c=7"}));
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"t__a=1__b=x__c=7", "t__a=1__b=y__c=7", "t__a=9__b=z__c=7"}));
 }
 
 TEST(Ids, DefaultBaseIds) {
   EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "id: ''"))), std::vector<std::string>{"template__a=1"});
-  EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "impl: x"))),
-            std::vector<std::string>{"template__a=1"});
+  EXPECT_EQ(ids(valid(templ("{a: [1]}", "", "impl: x"))), std::vector<std::string>{"template__a=1"});
   Suite pair = valid(R"(
 tests:
   - op:
@@ -84,8 +77,7 @@ tests:
       b: {impl: y, type: module, path: torch.nn.ReLU}
     in: [{type: tensor, shape: [2], dtype: float32}]
 )");
-  EXPECT_EQ(ids(pair), (std::vector<std::string>{"template_compare_pair__a=1__a",
-                                                 "template_compare_pair__a=1__b"}));
+  EXPECT_EQ(ids(pair), (std::vector<std::string>{"template_compare_pair__a=1__a", "template_compare_pair__a=1__b"}));
 }
 
 TEST(Ids, PairSides) {
@@ -100,8 +92,7 @@ tests:
       b: {impl: ib, type: module, path: torch.nn.Linear, kwargs: {bias: true}}
     in: [{type: tensor, shape: [2, 4], dtype: float32}]
 )");
-  EXPECT_EQ(ids(s),
-            (std::vector<std::string>{"cmp__w=2__a", "cmp__w=2__b", "cmp__w=3__a", "cmp__w=3__b"}));
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"cmp__w=2__a", "cmp__w=2__b", "cmp__w=3__a", "cmp__w=3__b"}));
   ASSERT_EQ(s.pairs.size(), 2u);
   EXPECT_EQ(s.pairs[0].id, "cmp__w=2");
   EXPECT_EQ(s.tests[0].impl, "ia");
@@ -125,8 +116,7 @@ tests:
   - {id: '', op: aten::add.Tensor, in: [{type: tensor, shape: [2], kind: float}, {type: tensor, shape: [2], kind: float}]}
   - {op: {type: module, path: torch.nn.ReLU}, in: [{type: tensor, shape: [2], kind: float}]}
 )");
-  EXPECT_EQ(ids(s), (std::vector<std::string>{"first", "aten__relu__1", "aten__add_Tensor__2",
-                                              "torch_nn_ReLU__3"}));
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"first", "aten__relu__1", "aten__add_Tensor__2", "torch_nn_ReLU__3"}));
 }
 
 TEST(Ids, VarNamedLikeADimIsBoundAndNotIterated) {
@@ -141,7 +131,8 @@ TEST(Ids, DuplicateIdsAreWarningsNamingBothOrigins) {  // and every test is kept
   LoadResult r = read_suite_text(R"(tests:
   - {id: x, op: aten::relu, in: []}
   - {id: x, op: aten::neg, in: []}
-)", "t.yaml");
+)",
+                                 "t.yaml");
   EXPECT_FALSE(r.diagnostics.has_errors()) << r.diagnostics.str();
   EXPECT_NE(r.diagnostics.str().find("t.yaml:3:5: warning: tests[1] (x): tests[1]: duplicate test "
                                      "id 'x' (also produced by the test at t.yaml:2:5)"),
@@ -189,8 +180,8 @@ tests:
     in: [{type: ref, ref: {type: var, name: x}}]
     kwargs: {extra: {type: const, value: [{var: s}, 1]}}
 )");
-  ASSERT_EQ(ids(s), (std::vector<std::string>{"e__cls=torch_nn_ReLU__s=0_5__x=small",
-                                              "e__cls=torch_nn_ReLU__s=0_5__x=large"}));
+  ASSERT_EQ(ids(s),
+            (std::vector<std::string>{"e__cls=torch_nn_ReLU__s=0_5__x=small", "e__cls=torch_nn_ReLU__s=0_5__x=large"}));
   EXPECT_EQ(s.tests[1].module->path, "torch.nn.ReLU");
   EXPECT_EQ(s.tests[1].in[0].shape, (std::vector<int64_t>{8}));
   EXPECT_EQ(python_str(s.tests[0].kwargs[0].second.value), "[0.5, 1]");
@@ -198,9 +189,7 @@ tests:
 
 TEST(Expansion, VarNodesNeedANonEmptyName) {
   std::string e = errors(templ("{a: [1]}", "      args: [{type: var, name: ''}]\n"));
-  EXPECT_NE(e.find("tests[0].op.args[0]: a var node needs a non-empty string name"),
-            std::string::npos)
-      << e;
+  EXPECT_NE(e.find("tests[0].op.args[0]: a var node needs a non-empty string name"), std::string::npos) << e;
 }
 
 TEST(Expansion, LiteralInputsArePassedAsWritten) {
@@ -214,9 +203,7 @@ TEST(Expansion, LiteralInputsArePassedAsWritten) {
 
 TEST(Expansion, DocumentShapeErrors) {
   std::string e = errors("include: [3]\ntests: {a: 1}\n");
-  EXPECT_NE(e.find("t.yaml:1:11: error: include: include entries must be file names"),
-            std::string::npos)
-      << e;
+  EXPECT_NE(e.find("t.yaml:1:11: error: include: include entries must be file names"), std::string::npos) << e;
   EXPECT_NE(e.find("t.yaml:2:8: error: tests: tests must be a list"), std::string::npos) << e;
   std::string m = errors("- a\n- b\n");
   EXPECT_NE(m.find("a suite file must be a mapping with a 'tests' list"), std::string::npos) << m;

@@ -33,12 +33,9 @@ TEST(Includes, CyclesAreErrorsShowingTheChain) {
 TEST(Includes, ConflictingDefinitionsNameBothFiles) {
   LoadResult r = read_suite(data("include/conflict_root.yaml"));
   std::string e = r.diagnostics.str();
-  EXPECT_NE(e.find("conflict_2.yaml:1:8: error: dims.N: dim 'N' is defined differently in "),
-            std::string::npos)
-      << e;
+  EXPECT_NE(e.find("conflict_2.yaml:1:8: error: dims.N: dim 'N' is defined differently in "), std::string::npos) << e;
   EXPECT_NE(e.find("conflict_1.yaml and "), std::string::npos) << e;
-  EXPECT_NE(e.find("conflict_root.yaml:1:45: error: cannot read suite file"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find("conflict_root.yaml:1:45: error: cannot read suite file"), std::string::npos) << e;
   EXPECT_EQ(r.diagnostics.error_count(), 2u) << e;
 }
 

@@ -28,8 +28,7 @@ double average(const at::Tensor& t) { return t.to(at::kDouble).mean().item<doubl
 double deviation(const at::Tensor& t) { return t.to(at::kDouble).std().item<double>(); }
 
 TEST(Materialize, NormalHonorsMeanAndStd) {
-  at::Tensor t =
-      sample("{type: tensor, shape: [200000], dtype: float64, init: normal, mean: 2, std: 0.5}");
+  at::Tensor t = sample("{type: tensor, shape: [200000], dtype: float64, init: normal, mean: 2, std: 0.5}");
   EXPECT_NEAR(average(t), 2.0, 0.01);
   EXPECT_NEAR(deviation(t), 0.5, 0.01);
 }
@@ -47,14 +46,13 @@ TEST(Materialize, NormalWithRangeIsClamped) {
   Node n = input("{type: tensor, shape: [10000], kind: float, low: -0.5, high: 0.5}");
   EXPECT_EQ(n.init, Init::Normal);  // the default by dtype, range or not
   at::Tensor t = materialize(n, 1).toTensor();
-  EXPECT_GT(deviation(t), 0.3);     // spread inside the range, not only at its ends
+  EXPECT_GT(deviation(t), 0.3);  // spread inside the range, not only at its ends
   EXPECT_GE(t.min().item<float>(), -0.5f);
   EXPECT_LE(t.max().item<float>(), 0.5f);
 }
 
 TEST(Materialize, UniformStaysInRange) {
-  at::Tensor t =
-      sample("{type: tensor, shape: [100000], dtype: float64, init: uniform, low: -1, high: 3}");
+  at::Tensor t = sample("{type: tensor, shape: [100000], dtype: float64, init: uniform, low: -1, high: 3}");
   EXPECT_GE(t.min().item<double>(), -1.0);
   EXPECT_LE(t.max().item<double>(), 3.0);
   EXPECT_NEAR(average(t), 1.0, 0.02);
@@ -62,8 +60,7 @@ TEST(Materialize, UniformStaysInRange) {
 }
 
 TEST(Materialize, RandintIsInclusiveOfHigh) {
-  at::Tensor t =
-      sample("{type: tensor, shape: [100000], dtype: int32, init: randint, low: 2, high: 5}");
+  at::Tensor t = sample("{type: tensor, shape: [100000], dtype: int32, init: randint, low: 2, high: 5}");
   EXPECT_EQ(t.scalar_type(), at::kInt);
   EXPECT_EQ(t.min().item<int>(), 2);
   EXPECT_EQ(t.max().item<int>(), 5);
@@ -85,8 +82,7 @@ TEST(Materialize, BernoulliHonorsP) {
 }
 
 TEST(Materialize, ZerosAndOnes) {
-  EXPECT_TRUE(
-      sample("{type: tensor, shape: [3, 2], kind: int, init: zeros}").eq(0).all().item<bool>());
+  EXPECT_TRUE(sample("{type: tensor, shape: [3, 2], kind: int, init: zeros}").eq(0).all().item<bool>());
   at::Tensor ones = sample("{type: tensor, shape: [3, 2], dtype: float16, init: ones}");
   EXPECT_EQ(ones.scalar_type(), at::kHalf);
   EXPECT_TRUE(ones.eq(1).all().item<bool>());
@@ -121,15 +117,12 @@ TEST(Materialize, ComplexPartsAreIndependent) {
 }
 
 TEST(Materialize, RequiresGradOnFloatingOnly) {
-  EXPECT_TRUE(
-      sample("{type: tensor, shape: [2], kind: float, requires_grad: true}").requires_grad());
-  EXPECT_FALSE(
-      sample("{type: tensor, shape: [2], kind: int, requires_grad: true}").requires_grad());
+  EXPECT_TRUE(sample("{type: tensor, shape: [2], kind: float, requires_grad: true}").requires_grad());
+  EXPECT_FALSE(sample("{type: tensor, shape: [2], kind: int, requires_grad: true}").requires_grad());
 }
 
 TEST(Materialize, DimsInShapesAndRanges) {
-  at::Tensor t = sample("{type: tensor, shape: [B, N], kind: int, low: N, high: N}", 1,
-                        "dims: {B: 2, N: 3}\n");
+  at::Tensor t = sample("{type: tensor, shape: [B, N], kind: int, low: N, high: N}", 1, "dims: {B: 2, N: 3}\n");
   EXPECT_EQ(t.sizes(), at::IntArrayRef({2, 3}));
   EXPECT_TRUE(t.eq(3).all().item<bool>());
 }
@@ -168,36 +161,30 @@ TEST(Materialize, ScalarTensorIsRankZero) {
 }
 
 TEST(Materialize, ConstTensorValuesAndSampling) {
-  at::Tensor t = sample(
-      "{type: const_tensor, shape: [2, 2], dtype: int64, value: [[1, 2], [3, 9007199254740993]]}");
+  at::Tensor t = sample("{type: const_tensor, shape: [2, 2], dtype: int64, value: [[1, 2], [3, 9007199254740993]]}");
   EXPECT_EQ(t[1][1].item<int64_t>(), 9007199254740993);  // exact beyond 2^53
   at::Tensor f = sample("{type: const_tensor, shape: [3], kind: float, value: [0.5, 1, true]}");
   EXPECT_TRUE(f.equal(at::tensor({0.5f, 1.0f, 1.0f})));
-  EXPECT_TRUE(
-      sample("{type: const_tensor, shape: [4], kind: float, init: ones}").eq(1).all().item<bool>());
+  EXPECT_TRUE(sample("{type: const_tensor, shape: [4], kind: float, init: ones}").eq(1).all().item<bool>());
 }
 
 TEST(Materialize, Lists) {
-  EXPECT_EQ(
-      materialize(input("{type: int_list, elems: [1, '5', 2.0]}"), 0).toIntVector(),  // as opdiff coerces them
-      (std::vector<int64_t>{1, 5, 2}));
-  c10::IValue tensors =
-      materialize(input("{type: list, len: 3, elem: {type: tensor, shape: [2], kind: float}}"), 0);
+  EXPECT_EQ(materialize(input("{type: int_list, elems: [1, '5', 2.0]}"), 0).toIntVector(),  // as opdiff coerces them
+            (std::vector<int64_t>{1, 5, 2}));
+  c10::IValue tensors = materialize(input("{type: list, len: 3, elem: {type: tensor, shape: [2], kind: float}}"), 0);
   ASSERT_TRUE(tensors.isTensorList());
   EXPECT_EQ(tensors.toTensorList().size(), 3u);
   // The elements are drawn one after another: they differ.
   EXPECT_FALSE(tensors.toTensorList().get(0).equal(tensors.toTensorList().get(1)));
   EXPECT_TRUE(
-      materialize(input("{type: list, len: 0, elem: {type: tensor, shape: [2], kind: float}}"), 0)
-          .isTensorList());
+      materialize(input("{type: list, len: 0, elem: {type: tensor, shape: [2], kind: float}}"), 0).isTensorList());
   c10::IValue ints = materialize(input("{type: list, len: 4, elem: {type: scalar, kind: int}}"), 0);
   EXPECT_TRUE(ints.isIntList());
 }
 
 TEST(Materialize, Tuples) {
-  c10::IValue t = materialize(
-      input("{type: tuple, elems: [{type: scalar, kind: int, value: 1}, {type: const, value: x}]}"),
-      0);
+  c10::IValue t =
+      materialize(input("{type: tuple, elems: [{type: scalar, kind: int, value: 1}, {type: const, value: x}]}"), 0);
   ASSERT_TRUE(t.isTuple());
   EXPECT_EQ(t.toTupleRef().elements()[0].toInt(), 1);
   EXPECT_EQ(t.toTupleRef().elements()[1].toStringRef(), "x");
@@ -217,10 +204,8 @@ TEST(Materialize, OptionalHonorsPNone) {
 TEST(Materialize, ConstValues) {
   EXPECT_EQ(materialize(input("{type: const, value: 3}"), 0).toInt(), 3);
   EXPECT_TRUE(materialize(input("{type: const, value: ~}"), 0).isNone());
-  EXPECT_EQ(materialize(input("{type: const, value: [1, 2]}"), 0).toIntVector(),
-            (std::vector<int64_t>{1, 2}));
-  EXPECT_EQ(materialize(input("{type: const, value: [1, 2.5]}"), 0).toDoubleVector(),
-            (std::vector<double>{1, 2.5}));
+  EXPECT_EQ(materialize(input("{type: const, value: [1, 2]}"), 0).toIntVector(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(materialize(input("{type: const, value: [1, 2.5]}"), 0).toDoubleVector(), (std::vector<double>{1, 2.5}));
   c10::IValue d = materialize(input("{type: const, value: {a: 1}}"), 0);
   ASSERT_TRUE(d.isGenericDict());
   EXPECT_EQ(d.toGenericDict().at("a").toInt(), 1);
@@ -241,8 +226,7 @@ TEST(Materialize, SeedsAreStable) {
 }
 
 TEST(Materialize, SameSeedSameBytesWhateverTheSelection) {
-  const char* one =
-      "tests:\n  - {id: x, op: aten::relu, in: [{type: tensor, shape: [5], kind: float}]}\n";
+  const char* one = "tests:\n  - {id: x, op: aten::relu, in: [{type: tensor, shape: [5], kind: float}]}\n";
   const char* many =
       "tests:\n  - {id: w, op: aten::relu, in: [{type: tensor, shape: [5], kind: float}]}\n"
       "  - {id: x, op: aten::relu, in: [{type: tensor, shape: [5], kind: float}]}\n";

@@ -75,8 +75,7 @@ TEST(Modules, EvalModeAndSemantics) {
   // Inputs are seeded by test id, so every run_one below sees `input`.
   EXPECT_TRUE(output("{type: module, path: torch.nn.Dropout, args: [0.9]}").equal(input));
   EXPECT_TRUE(output("{type: module, path: torch.nn.Hardswish}").equal(at::hardswish(input)));
-  EXPECT_TRUE(output("{type: module, path: torch.nn.Softmax}")
-                  .equal(at::softmax(input, 1)));  // implicit dim
+  EXPECT_TRUE(output("{type: module, path: torch.nn.Softmax}").equal(at::softmax(input, 1)));  // implicit dim
   EXPECT_TRUE(output("{type: module, path: torch.nn.ReLU6}").equal(at::clamp(input, 0, 6)));
   // A fresh BatchNorm in eval mode uses its running stats (mean 0, var 1).
   at::Tensor bn = output("{type: module, path: torch.nn.BatchNorm1d, args: [5]}");
@@ -89,8 +88,7 @@ TEST(Modules, BatchFirstMatchesSequenceFirst) {
   at::Tensor xb = x.transpose(0, 1).contiguous();
   for (const char* path : {"torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer"}) {
     bool attention = std::string(path).ends_with("Attention");
-    std::vector<c10::IValue> inputs =
-        attention ? std::vector<c10::IValue>{x, x, x} : std::vector<c10::IValue>{x};
+    std::vector<c10::IValue> inputs = attention ? std::vector<c10::IValue>{x, x, x} : std::vector<c10::IValue>{x};
     std::vector<c10::IValue> batch_inputs =
         attention ? std::vector<c10::IValue>{xb, xb, xb} : std::vector<c10::IValue>{xb};
     torch::manual_seed(3);
@@ -107,8 +105,7 @@ TEST(Modules, BatchFirstMatchesSequenceFirst) {
 TEST(Modules, UpsampleSizeAppliesToEverySpatialDim) {
   auto up = make_module("torch.nn.Upsample", {}, {{"size", 3}});
   EXPECT_EQ(up->forward({at::ones({1, 1, 2})}, {}).toTensor().sizes(), at::IntArrayRef({1, 1, 3}));
-  EXPECT_EQ(up->forward({at::ones({1, 1, 2, 2})}, {}).toTensor().sizes(),
-            at::IntArrayRef({1, 1, 3, 3}));
+  EXPECT_EQ(up->forward({at::ones({1, 1, 2, 2})}, {}).toTensor().sizes(), at::IntArrayRef({1, 1, 3, 3}));
 }
 
 TEST(Modules, WeightsAreDeterministic) {
@@ -120,9 +117,7 @@ TEST(Modules, WeightsAreDeterministic) {
 }
 
 TEST(Modules, ConstructorArgumentsBoundLikePython) {
-  auto error = [](const std::string& op) {
-    return run_one(op, "{type: tensor, shape: [2, 4], kind: float}").message;
-  };
+  auto error = [](const std::string& op) { return run_one(op, "{type: tensor, shape: [2, 4], kind: float}").message; };
   EXPECT_NE(error("{type: module, path: torch.nn.Linear, args: [4]}")
                 .find("torch.nn.Linear missing required argument 'out_features'"),
             std::string::npos);
@@ -153,12 +148,11 @@ class Scale : public Module {
 };
 
 TEST(Modules, UsersRegisterTheirOwnNames) {
-  register_module("mylib.Scale", {"factor", {"shift", 0.0}}, [](const Bound& b) {
-    return std::make_shared<Scale>(b.d("factor"), b.d("shift"));
-  });
+  register_module("mylib.Scale", {"factor", {"shift", 0.0}},
+                  [](const Bound& b) { return std::make_shared<Scale>(b.d("factor"), b.d("shift")); });
   EXPECT_TRUE(is_registered_module("mylib.Scale"));
   Ran o = run_one("{type: module, path: mylib.Scale, args: [3], kwargs: {shift: 1}}",
-                          "{type: const_tensor, shape: [2], kind: float, value: [1, 2]}");
+                  "{type: const_tensor, shape: [2], kind: float, value: [1, 2]}");
   ASSERT_EQ(o.status, Status::Ok) << o.message;
   EXPECT_TRUE(o.output.toTensor().equal(at::tensor({4.0f, 7.0f})));
 }
@@ -171,8 +165,7 @@ TEST(Modules, TorchScriptFiles) {
   inner.define("def forward(self, x):\n  return x + 1\n");
   torch::jit::Module outer("Outer");
   outer.register_module("inner", inner);
-  outer.define(
-      "def forward(self, x, scale: float = 2.0):\n  return self.inner.forward(x) * scale\n");
+  outer.define("def forward(self, x, scale: float = 2.0):\n  return self.inner.forward(x) * scale\n");
   outer.save((dir / "model.pt").string());
   std::ofstream(dir / "suite.yaml") << R"(tests:
   - {id: whole, op: {type: module, path: file:model.pt}, in: [{type: const_tensor, shape: [1], kind: float, value: [1]}]}

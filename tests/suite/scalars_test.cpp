@@ -119,7 +119,7 @@ TEST(Scalars, MergeKeysAndDuplicateKeys) {
   EXPECT_FALSE(d.has_errors()) << d.str();
   EXPECT_EQ(doc.find("m")->find("x")->i, 1);
   EXPECT_EQ(doc.find("m")->find("y")->i, 3);  // explicit keys win
-  Diagnostics dup;  // the last value wins, at the first key's place, as PyYAML reads it
+  Diagnostics dup;                            // the last value wins, at the first key's place, as PyYAML reads it
   YamlValue twice = parse_yaml("a: 1\nb: 0\na: 2\n", "d.yaml", dup);
   EXPECT_FALSE(dup.has_errors());
   EXPECT_NE(dup.str().find("d.yaml:3:1: warning: duplicate key 'a' (first at line 1): the last value is used"),
@@ -155,8 +155,7 @@ TEST(PythonRendering, EqualityFollowsPython) {
   EXPECT_TRUE(python_equal(YamlValue::boolean(true), YamlValue::integer(1)));
   EXPECT_FALSE(python_equal(YamlValue::string("3"), YamlValue::integer(3)));
   Diagnostics d;
-  YamlValue a = parse_yaml("{x: 1, y: [1, 2]}", "a", d),
-            b = parse_yaml("{y: [1, 2.0], x: 1}", "b", d);
+  YamlValue a = parse_yaml("{x: 1, y: [1, 2]}", "a", d), b = parse_yaml("{y: [1, 2.0], x: 1}", "b", d);
   EXPECT_TRUE(python_equal(a, b));
 }
 

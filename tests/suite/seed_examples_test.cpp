@@ -62,9 +62,8 @@ TEST(SeedExamples, TemplateWithCases) {
   for (auto [in, preset] : {std::pair{"4", "x_feat4"}, std::pair{"8", "x_feat8"}})
     for (const char* bias : {"True", "False"})
       for (const char* out : {"8", "16", "32"})
-        expected.push_back(std::string("mod_linear_cases_match_input_features__bias=") + bias +
-                           "__in_features=" + in + "__input_preset=" + preset +
-                           "__out_features=" + out);
+        expected.push_back(std::string("mod_linear_cases_match_input_features__bias=") + bias + "__in_features=" + in +
+                           "__input_preset=" + preset + "__out_features=" + out);
   EXPECT_EQ(ids(s), expected);
   EXPECT_EQ(s.tests[6].in[0].shape, (std::vector<int64_t>{2, 8}));  // the case's preset
   auto outcomes = run_eager(s);
@@ -92,14 +91,13 @@ TEST(SeedExamples, TemplateComparePair) {
   EXPECT_NE(outcomes[1].message.find("Python source modules cannot be loaded"), std::string::npos);
   EXPECT_EQ(outcomes[2].output.toTensor().sizes(), at::IntArrayRef({4, 16}));
   // Both sides of a pair get the same inputs.
-  auto a = materialize_inputs(s.tests[s.pairs[0].a], 7),
-       b = materialize_inputs(s.tests[s.pairs[0].b], 7);
+  auto a = materialize_inputs(s.tests[s.pairs[0].a], 7), b = materialize_inputs(s.tests[s.pairs[0].b], 7);
   EXPECT_TRUE(a.args[0].toTensor().equal(b.args[0].toTensor()));
 }
 
 TEST(SeedExamples, EveryExampleRunsThroughTheCli) {
-  for (const char* f : {"seed_simple_op.yaml", "seed_module.yaml", "seed_template.yaml",
-                        "seed_template_cases.yaml", "seed_compare_pair.yaml"}) {
+  for (const char* f : {"seed_simple_op.yaml", "seed_module.yaml", "seed_template.yaml", "seed_template_cases.yaml",
+                        "seed_compare_pair.yaml"}) {
     auto v = cli({"validate-yaml", data(f)});
     EXPECT_EQ(v.code, 0) << f << ": " << v.err;
     auto r = cli({"run-eager", data(f)});

@@ -11,9 +11,7 @@
 
 namespace opsfuzz::suite::testing {
 
-inline std::string data(const std::string& name) {
-  return std::string(OPSFUZZ_SUITE_DATA) + "/" + name;
-}
+inline std::string data(const std::string& name) { return std::string(OPSFUZZ_SUITE_DATA) + "/" + name; }
 
 inline std::vector<std::string> ids(const Suite& s) {
   std::vector<std::string> out;

@@ -34,11 +34,10 @@ void expect_diagnostic(Diagnostic::Severity severity, const std::string& yaml, c
   LoadResult r = read_suite_text(yaml, "t.yaml");
   std::string pos = where(yaml, token, nth);
   for (const auto& d : r.diagnostics.all())
-    if (d.severity == severity && d.pos.str() == pos && d.path == path &&
-        d.message.find(message) != std::string::npos)
+    if (d.severity == severity && d.pos.str() == pos && d.path == path && d.message.find(message) != std::string::npos)
       return;
-  ADD_FAILURE() << "no " << (severity == Diagnostic::Severity::Error ? "error" : "warning") << " at "
-                << pos << " path '" << path << "' with '" << message << "'; got:\n"
+  ADD_FAILURE() << "no " << (severity == Diagnostic::Severity::Error ? "error" : "warning") << " at " << pos
+                << " path '" << path << "' with '" << message << "'; got:\n"
                 << r.diagnostics.str();
 }
 
@@ -95,8 +94,7 @@ TEST(Validation, UnknownNodeKey) {
 
 TEST(Validation, UnknownNodeType) {
   std::string y = with_input("{type: tenser, shape: [2]}");
-  expect_error(y, "tenser", "tests[0].in[0].type",
-               "unknown node type 'tenser' (did you mean 'tensor'?)");
+  expect_error(y, "tenser", "tests[0].in[0].type", "unknown node type 'tenser' (did you mean 'tensor'?)");
 }
 
 TEST(Validation, NodeWithoutType) {
@@ -105,8 +103,7 @@ TEST(Validation, NodeWithoutType) {
 }
 
 TEST(Validation, KindOrDtypeRequired) {
-  expect_error(with_input("{type: tensor, shape: [2]}"), "{type", "tests[0].in[0]",
-               "missing 'kind' or 'dtype'");
+  expect_error(with_input("{type: tensor, shape: [2]}"), "{type", "tests[0].in[0]", "missing 'kind' or 'dtype'");
 }
 
 TEST(Validation, UnknownDtypeListsTheDtypes) {
@@ -136,27 +133,24 @@ TEST(Validation, UnknownInit) {
 TEST(Validation, InitMustApplyToTheDtype) {
   std::string y = with_input("{type: tensor, shape: [2], dtype: int64, init: normal}");
   expect_deferred(y, "normal", "tests[0].in[0].init", "init 'normal' cannot produce dtype int64");
-  expect_deferred(with_input("{type: tensor, shape: [2], dtype: complex64, init: bernoulli}"),
-                  "bernoulli", "tests[0].in[0].init", "init 'bernoulli' cannot produce dtype complex64");
+  expect_deferred(with_input("{type: tensor, shape: [2], dtype: complex64, init: bernoulli}"), "bernoulli",
+                  "tests[0].in[0].init", "init 'bernoulli' cannot produce dtype complex64");
 }
 
 TEST(Validation, ShapeMustBeANonEmptyList) {
   expect_error(with_input("{type: tensor, shape: [], kind: float}"), "[]", "tests[0].in[0].shape",
                "shape must be a non-empty list");
-  expect_error(with_input("{type: tensor, kind: float}"), "{type", "tests[0].in[0]",
-               "missing required key 'shape'");
+  expect_error(with_input("{type: tensor, kind: float}"), "{type", "tests[0].in[0]", "missing required key 'shape'");
 }
 
 TEST(Validation, NegativeSize) {
-  expect_error(with_input("{type: tensor, shape: [2, -1], kind: float}"), "-1",
-               "tests[0].in[0].shape[1]", "negative size -1");
+  expect_error(with_input("{type: tensor, shape: [2, -1], kind: float}"), "-1", "tests[0].in[0].shape[1]",
+               "negative size -1");
 }
 
 TEST(Validation, UnknownDimSymbolWithSuggestion) {
-  std::string y =
-      with_input("{type: tensor, shape: [BATCH, 2], kind: float}", "dims: {BATCHES: 2}\n");
-  expect_error(y, "BATCH,", "tests[0].in[0].shape[0]",
-               "unknown dim symbol 'BATCH' (did you mean 'BATCHES'?)");
+  std::string y = with_input("{type: tensor, shape: [BATCH, 2], kind: float}", "dims: {BATCHES: 2}\n");
+  expect_error(y, "BATCH,", "tests[0].in[0].shape[0]", "unknown dim symbol 'BATCH' (did you mean 'BATCHES'?)");
 }
 
 TEST(Validation, QuotedSymbolIsReadAsTheDim) {
@@ -167,8 +161,8 @@ TEST(Validation, QuotedSymbolIsReadAsTheDim) {
 }
 
 TEST(Validation, NumericStringsAreNumbers) {
-  Suite s = testing::valid(with_input(
-      "{type: tensor, shape: [\"3\", N], kind: float, low: \"-1\", high: 1e1}", "dims: {N: 2}\n"));
+  Suite s = testing::valid(
+      with_input("{type: tensor, shape: [\"3\", N], kind: float, low: \"-1\", high: 1e1}", "dims: {N: 2}\n"));
   EXPECT_EQ(s.tests[0].in[0].shape, (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(s.tests[0].in[0].low, -1);
   EXPECT_EQ(s.tests[0].in[0].high, 10);  // plain 1e1 is a string in YAML 1.1, then a number
@@ -184,8 +178,7 @@ TEST(Validation, VarNotAllowedInShape) {
     in:
       - {type: tensor, shape: [{var: n}], kind: float}
 )";
-  expect_error(y, "{var: n}", "tests[0].in[0].shape[0]",
-               "template variables are not allowed in shape");
+  expect_error(y, "{var: n}", "tests[0].in[0].shape[0]", "template variables are not allowed in shape");
 }
 
 TEST(Validation, LowAndHighTogether) {
@@ -211,21 +204,20 @@ TEST(Validation, ScalarLowLessThanHigh) {
 TEST(Validation, ProbabilitiesInUnitInterval) {
   expect_error(with_input("{type: scalar, kind: bool, p: 1.5}"), "1.5", "tests[0].in[0].p",
                "p must lie in [0, 1], got 1.5");
-  expect_deferred(with_input("{type: tensor, shape: [2], kind: bool, p: 1.5}"), "1.5",
-                  "tests[0].in[0].p", "p must lie in [0, 1], got 1.5");
-  expect_error(with_input("{type: optional, p_none: -0.1, elem: {type: scalar, kind: int}}"),
-               "-0.1", "tests[0].in[0].p_none", "p_none must lie in [0, 1], got -0.1");
+  expect_deferred(with_input("{type: tensor, shape: [2], kind: bool, p: 1.5}"), "1.5", "tests[0].in[0].p",
+                  "p must lie in [0, 1], got 1.5");
+  expect_error(with_input("{type: optional, p_none: -0.1, elem: {type: scalar, kind: int}}"), "-0.1",
+               "tests[0].in[0].p_none", "p_none must lie in [0, 1], got -0.1");
 }
 
 TEST(Validation, NestedPathsInErrors) {
-  std::string y = with_input(
-      "{type: list, len: 2, elem: {type: tensor, shape: [2], kind: float, low: x, high: 1}}");
+  std::string y = with_input("{type: list, len: 2, elem: {type: tensor, shape: [2], kind: float, low: x, high: 1}}");
   expect_error(y, "x,", "tests[0].in[0].elem.low", "unknown dim symbol 'x'");
 }
 
 TEST(Validation, StdNonNegative) {
-  expect_deferred(with_input("{type: tensor, shape: [2], kind: float, std: -1}"), "-1",
-                  "tests[0].in[0].std", "std must be non-negative, got -1.0");
+  expect_deferred(with_input("{type: tensor, shape: [2], kind: float, std: -1}"), "-1", "tests[0].in[0].std",
+                  "std must be non-negative, got -1.0");
 }
 
 TEST(Validation, ScalarValueNotFittingItsKindIsPassedAsWritten) {
@@ -235,14 +227,14 @@ TEST(Validation, ScalarValueNotFittingItsKindIsPassedAsWritten) {
 }
 
 TEST(Validation, ConstTensorValueMatchesShape) {
-  std::string y =
-      with_input("{type: const_tensor, shape: [2, 2], kind: float, value: [[1, 2], [3]]}");
+  std::string y = with_input("{type: const_tensor, shape: [2, 2], kind: float, value: [[1, 2], [3]]}");
   expect_deferred(y, "[[1", "tests[0].in[0].value", "value has 3 elements, shape [2, 2] holds 4");
   expect_deferred(with_input("{type: const_tensor, shape: [2], kind: float, value: [1, a]}"), "a]",
                   "tests[0].in[0].value", "value element 'a' is not a number");
   // As many elements as the shape holds: reshaped, as torch.tensor(value).reshape(shape) does.
   std::string flat = with_input("{type: const_tensor, shape: [2, 2], kind: int, value: [1, 2, 3, 4.75]}");
-  expect_warning(flat, "[1,", "tests[0].in[0].value", "value is not nested as shape [2, 2]: its elements are reshaped to it");
+  expect_warning(flat, "[1,", "tests[0].in[0].value",
+                 "value is not nested as shape [2, 2]: its elements are reshaped to it");
   expect_warning(flat, "4.75", "tests[0].in[0].value", "value element 4.75 is truncated to dtype int64");
   auto t = materialize_inputs(testing::valid(flat).tests[0], 0).args[0].toTensor();
   EXPECT_TRUE(t.equal(at::arange(1, 5, at::kLong).reshape({2, 2})));
@@ -262,15 +254,13 @@ TEST(Validation, IntListNonEmpty) {
 }
 
 TEST(Validation, ListLengthNonNegative) {
-  expect_error(with_input("{type: list, len: -2, elem: {type: scalar, kind: int}}"), "-2",
-               "tests[0].in[0].len", "len must be non-negative");
-  expect_error(with_input("{type: list, len: 2}"), "{type", "tests[0].in[0]",
-               "missing required key 'elem'");
+  expect_error(with_input("{type: list, len: -2, elem: {type: scalar, kind: int}}"), "-2", "tests[0].in[0].len",
+               "len must be non-negative");
+  expect_error(with_input("{type: list, len: 2}"), "{type", "tests[0].in[0]", "missing required key 'elem'");
 }
 
 TEST(Validation, ConstNeedsValue) {
-  expect_error(with_input("{type: const}"), "{type", "tests[0].in[0]",
-               "missing required key 'value'");
+  expect_error(with_input("{type: const}"), "{type", "tests[0].in[0]", "missing required key 'value'");
 }
 
 TEST(Validation, UnknownPresetWithSuggestion) {
@@ -284,14 +274,13 @@ TEST(Validation, PresetCycle) {
 }
 
 TEST(Validation, ErrorsInPresetsPointIntoThePreset) {
-  std::string y = with_input("{type: scalar, kind: int}",
-                             "presets:\n  p: {type: tensor, shape: [2], kind: float, lo: 1}\n");
+  std::string y =
+      with_input("{type: scalar, kind: int}", "presets:\n  p: {type: tensor, shape: [2], kind: float, lo: 1}\n");
   expect_error(y, "lo:", "presets.p", "unknown key 'lo' (did you mean 'low'?)");
 }
 
 TEST(Validation, VarOutsideTemplate) {
-  expect_error(with_input("{var: x}"), "{var", "tests[0].in[0]",
-               "template variable used outside a template");
+  expect_error(with_input("{var: x}"), "{var", "tests[0].in[0]", "template variable used outside a template");
 }
 
 TEST(Validation, ModuleNeedsPath) {
@@ -300,8 +289,7 @@ TEST(Validation, ModuleNeedsPath) {
 }
 
 TEST(Validation, ModuleUnknownKey) {
-  std::string y =
-      "tests:\n  - {id: t, op: {type: module, path: torch.nn.ReLU, kwarg: {}}, in: []}\n";
+  std::string y = "tests:\n  - {id: t, op: {type: module, path: torch.nn.ReLU, kwarg: {}}, in: []}\n";
   expect_error(y, "kwarg", "tests[0].op", "unknown key 'kwarg' (did you mean 'kwargs'?)");
 }
 
@@ -330,8 +318,8 @@ TEST(Validation, TemplateVarsNonEmptyLists) {
 }
 
 TEST(Validation, TemplateVarValuesArePlain) {  // a node among them is a literal mapping
-  std::string y = std::string(kTemplateHead) +
-                  "      vars: {a: [{type: scalar, kind: int}]}\n      args: [{var: a}]\n    in: []\n";
+  std::string y =
+      std::string(kTemplateHead) + "      vars: {a: [{type: scalar, kind: int}]}\n      args: [{var: a}]\n    in: []\n";
   expect_warning(y, "{type: scalar", "tests[0].op.vars.a[0]",
                  "a var value is a plain value: this node is passed as a literal mapping");
   Suite s = testing::valid(y);
@@ -341,8 +329,8 @@ TEST(Validation, TemplateVarValuesArePlain) {  // a node among them is a literal
 }
 
 TEST(Validation, TemplateQuotedDimValue) {
-  std::string y = std::string(kTemplateHead) +
-                  "      vars: {feature: [\"N\"]}\n      args: [{var: feature}]\n    in: []\n";
+  std::string y =
+      std::string(kTemplateHead) + "      vars: {feature: [\"N\"]}\n      args: [{var: feature}]\n    in: []\n";
   expect_warning(y, "\"N\"", "tests[0].op.vars.feature[0]", "read as dim N = 4");
   Suite s = testing::valid(y);
   EXPECT_EQ(s.tests[0].id, "t__feature=N");
@@ -350,23 +338,19 @@ TEST(Validation, TemplateQuotedDimValue) {
 }
 
 TEST(Validation, TemplateQuotedDimValueInCase) {
-  std::string y = std::string(kTemplateHead) +
-                  "      vars: {f: [N]}\n      cases:\n        - {f: 'N'}\n    in: []\n";
+  std::string y = std::string(kTemplateHead) + "      vars: {f: [N]}\n      cases:\n        - {f: 'N'}\n    in: []\n";
   expect_warning(y, "'N'", "tests[0].op.cases[0].f", "read as dim N = 4");
 }
 
 TEST(Validation, CasesOnlyUseDeclaredVars) {
-  std::string y = std::string(kTemplateHead) +
-                  "      vars: {alpha: [1]}\n      cases:\n        - {alpah: 2}\n    in: []\n";
-  expect_error(y, "alpah", "tests[0].op.cases[0]",
-               "case uses undeclared var 'alpah' (did you mean 'alpha'?)");
+  std::string y =
+      std::string(kTemplateHead) + "      vars: {alpha: [1]}\n      cases:\n        - {alpah: 2}\n    in: []\n";
+  expect_error(y, "alpah", "tests[0].op.cases[0]", "case uses undeclared var 'alpah' (did you mean 'alpha'?)");
 }
 
 TEST(Validation, UnknownTemplateVariable) {
-  std::string y = std::string(kTemplateHead) +
-                  "      vars: {alpha: [1]}\n      args: [{var: alpa}]\n    in: []\n";
-  expect_error(y, "alpa}", "tests[0].op.args[0]",
-               "unknown template variable 'alpa' (did you mean 'alpha'?)");
+  std::string y = std::string(kTemplateHead) + "      vars: {alpha: [1]}\n      args: [{var: alpa}]\n    in: []\n";
+  expect_error(y, "alpa}", "tests[0].op.args[0]", "unknown template variable 'alpa' (did you mean 'alpha'?)");
 }
 
 TEST(Validation, TemplateUnknownKey) {
@@ -394,8 +378,7 @@ TEST(Validation, CompareSideMustBeAModule) {
 }
 
 TEST(Validation, CompareUnknownKeysInSidesAndCommon) {
-  expect_error(kPair, "kwarg:", "tests[0].op.common",
-               "unknown key 'kwarg' (did you mean 'kwargs'?)");
+  expect_error(kPair, "kwarg:", "tests[0].op.common", "unknown key 'kwarg' (did you mean 'kwargs'?)");
   expect_error(kPair, "arg: []}", "tests[0].op.b", "unknown key 'arg' (did you mean 'args'?)");
 }
 
@@ -406,8 +389,7 @@ TEST(Validation, UnknownDevice) {
 
 TEST(Validation, CastInput0ToComplex) {
   std::string y = "tests:\n  - {id: t, op: aten::relu, in: [], cast_input0_to_complex: maybe}\n";
-  expect_error(y, "maybe}", "tests[0].cast_input0_to_complex",
-               "cast_input0_to_complex must be a bool, got 'maybe'");
+  expect_error(y, "maybe}", "tests[0].cast_input0_to_complex", "cast_input0_to_complex must be a bool, got 'maybe'");
   std::string shape =
       "tests:\n  - {id: t, op: aten::fft_fft, in: [{type: tensor, shape: [4, 3], kind: float}], "
       "cast_input0_to_complex: 1}\n";  // 1 is true, as the original framework reads it
@@ -430,15 +412,10 @@ TEST(Validation, AllErrorsReportedTogether) {
   LoadResult r = read_suite_text(y, "t.yaml");
   EXPECT_EQ(r.diagnostics.error_count(), 3u) << r.diagnostics.str();
   std::string text = r.diagnostics.str();
-  EXPECT_NE(
-      text.find("t.yaml:2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"),
-      std::string::npos)
+  EXPECT_NE(text.find("t.yaml:2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("tests[1] (b): tests[1].in[0].low: low must be less than high"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("tests[2] (c): tests[2]: unknown key 'devcie' (did you mean 'device'?)"),
-            std::string::npos)
+  EXPECT_NE(text.find("tests[1] (b): tests[1].in[0].low: low must be less than high"), std::string::npos) << text;
+  EXPECT_NE(text.find("tests[2] (c): tests[2]: unknown key 'devcie' (did you mean 'device'?)"), std::string::npos)
       << text;
 }
 
@@ -464,13 +441,11 @@ namespace opsfuzz::suite {
 namespace {
 
 TEST(Validation, DocumentShape) {
-  expect_error("# only a comment\n", "# only", "",
-               "a suite file must be a mapping with a 'tests' list");
+  expect_error("# only a comment\n", "# only", "", "a suite file must be a mapping with a 'tests' list");
   expect_error("tests: [3]\n", "3]", "tests[0]", "a test must be a mapping");
-  expect_error("tests:\n  - {id: t, op: aten::relu, in: 3}\n", "3}", "tests[0].in",
-               "in must be a list of nodes");
-  expect_error("tests:\n  - {id: t, op: aten::relu, in: [], kwargs: [1]}\n", "[1]",
-               "tests[0].kwargs", "kwargs must be a mapping of names to nodes");
+  expect_error("tests:\n  - {id: t, op: aten::relu, in: 3}\n", "3}", "tests[0].in", "in must be a list of nodes");
+  expect_error("tests:\n  - {id: t, op: aten::relu, in: [], kwargs: [1]}\n", "[1]", "tests[0].kwargs",
+               "kwargs must be a mapping of names to nodes");
   EXPECT_TRUE(testing::valid("tests:\n").tests.empty());
 }
 

@@ -63,8 +63,9 @@ TEST(Fixtures, AreBuiltOnceAndReleasedAfterTheirLastTest) {
 }
 
 TEST(Registration, ANameRegisteredTwiceIsAnError) {
-  EXPECT_THAT(demo("--gtest_list_tests").out,
-              HasSubstr("second registration: the test SpecDB/abs_default.valid_0000/eager_cpu_fp64 is registered twice"));
+  EXPECT_THAT(
+      demo("--gtest_list_tests").out,
+      HasSubstr("second registration: the test SpecDB/abs_default.valid_0000/eager_cpu_fp64 is registered twice"));
 }
 
 TEST(Fixtures, InputsThatCannotBeMadeAreASetupFailure) {

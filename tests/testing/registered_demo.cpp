@@ -33,17 +33,19 @@ TEST(UserSpecs, ReplaceTheSpecDBsOfTheSameOp) {
 
 void register_tests() {
   SpecDBTests("abs.default").valid(2).targets({"eager_cpu_fp64"}).register_tests();
-  SpecDBTests("neg.default").valid(2).targets({"eager_cpu", "eager_cpu_fp64", "eager_cpu_noncontig"})
-      .only({"eager_cpu_fp64", "eager_cpu_noncontig"}).exclude({"eager_cpu_noncontig"}).register_tests();
+  SpecDBTests("neg.default")
+      .valid(2)
+      .targets({"eager_cpu", "eager_cpu_fp64", "eager_cpu_noncontig"})
+      .only({"eager_cpu_fp64", "eager_cpu_noncontig"})
+      .exclude({"eager_cpu_noncontig"})
+      .register_tests();
   SpecDBTests("sqrt.default").valid(2).targets({"no_such_backend", "eager_cpu"}).register_tests();
   YamlTests(SETUP_FAILURE_YAML).register_tests();
   // prod's rules refuse float16 and bfloat16, which only the half configuration generates.
   SpecDBTests("prod.default").invalid(1).targets({"eager_cpu_fp64"}).register_tests();
   try {
     SpecDBTests("abs.default").valid(1).targets({"eager_cpu_fp64"}).register_tests();
-  } catch (const std::invalid_argument& e) {
-    std::printf("second registration: %s\n", e.what());
-  }
+  } catch (const std::invalid_argument& e) { std::printf("second registration: %s\n", e.what()); }
 }
 
 }  // namespace

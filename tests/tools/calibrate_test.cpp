@@ -61,8 +61,9 @@ class Calibrate : public ::testing::Test {
 };
 
 TEST_F(Calibrate, MessagesMergeAcrossNumbersAndShapes) {
-  EXPECT_EQ(normalize_message("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
-            normalize_message("The size of tensor a (7) must match the size of tensor b (2) at non-singleton dimension 0"));
+  EXPECT_EQ(
+      normalize_message("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+      normalize_message("The size of tensor a (7) must match the size of tensor b (2) at non-singleton dimension 0"));
   EXPECT_EQ(normalize_message("shape '[2, 3]' is invalid for input of size 5\nsecond line"),
             "shape '[...]' is invalid for input of size N");
   EXPECT_EQ(normalize_message("Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
@@ -120,7 +121,8 @@ TEST_F(Calibrate, NarrowSpecIsWidenedBySuggestion) {
   EXPECT_FALSE(contains(self.suggested(), S::Bool));
   std::ostringstream report;
   print(c, report);
-  EXPECT_EQ(line_of(report.str(), "    int64 "), "    int64         accepted  <- kernel accepts but spec never generates")
+  EXPECT_EQ(line_of(report.str(), "    int64 "),
+            "    int64         accepted  <- kernel accepts but spec never generates")
       << report.str();
   EXPECT_EQ(line_of(report.str(), "    float32 "), "    float32   gen accepted") << report.str();
 }
@@ -171,8 +173,8 @@ TEST_F(Calibrate, UncheckedRuleShowsAcceptedInvalidSamples) {
   EXPECT_GT(c.invalid_refused, 0u);
   std::ostringstream report;
   print(c, report);
-  EXPECT_NE(report.str().find(rank_label + ": " + std::to_string(rank->count) + " of " +
-                              std::to_string(rank->total) + " accepted"),
+  EXPECT_NE(report.str().find(rank_label + ": " + std::to_string(rank->count) + " of " + std::to_string(rank->total) +
+                              " accepted"),
             std::string::npos)
       << report.str();
 }

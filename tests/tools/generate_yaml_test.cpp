@@ -67,8 +67,8 @@ at::Tensor bit_patterns(const at::Tensor& t) {
 // What opdiff's format cannot hold, which generate writes as ops-fuzz extends the format: the
 // loader's warning that opdiff refuses it is right there, and only there.
 bool is_extension_warning(const suite::Diagnostic& d) {
-  for (const char* what : {"dtype bfloat16", "an element written by its bits",
-                           "a complex element written as a [real, imaginary] pair"})
+  for (const char* what :
+       {"dtype bfloat16", "an element written by its bits", "a complex element written as a [real, imaginary] pair"})
     if (d.message.starts_with(std::string(what) + ": opdiff refuses it when it loads the suite")) return true;
   return false;
 }
@@ -77,8 +77,8 @@ bool is_extension_warning(const suite::Diagnostic& d) {
 suite::Suite load(const std::string& yaml) {
   suite::LoadResult r = suite::read_suite_text(yaml, "generated.yaml");
   for (const suite::Diagnostic& d : r.diagnostics.all())
-    EXPECT_TRUE(d.severity == suite::Diagnostic::Severity::Warning && is_extension_warning(d))
-        << d.str() << "\n" << yaml.substr(0, 2000);
+    EXPECT_TRUE(d.severity == suite::Diagnostic::Severity::Warning && is_extension_warning(d)) << d.str() << "\n"
+                                                                                               << yaml.substr(0, 2000);
   EXPECT_TRUE(suite::reference_warnings(r.suite).empty());
   return std::move(r.suite);
 }
@@ -93,31 +93,45 @@ at::Tensor tensor_back(const at::Tensor& t) {
 
 // ---- special values
 
-template <size_t Bytes>
-using Unsigned = std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>;
+template <size_t Bytes> using Unsigned =
+    std::conditional_t<Bytes == 2, uint16_t, std::conditional_t<Bytes == 4, uint32_t, uint64_t>>;
 
 // Every kind of floating value of T: extremes, zeros, subnormals, infinities, NaNs with either sign
 // and with a payload, and neighbours one ulp apart.
-template <class T>
-std::vector<T> special_floats() {
+template <class T> std::vector<T> special_floats() {
   using L = std::numeric_limits<T>;
   using U = Unsigned<sizeof(T)>;
   auto bits = [](T x) { return std::bit_cast<U>(x); };
   auto from = [](auto u) { return std::bit_cast<T>(static_cast<U>(u)); };
   const U sign = U(1) << (8 * sizeof(T) - 1);
   const T one = static_cast<T>(1.0);
-  return {L::min(),        L::max(),          L::lowest(),     from(0),
-          from(sign),      L::denorm_min(),   from(sign | bits(L::denorm_min())),
+  return {L::min(),
+          L::max(),
+          L::lowest(),
+          from(0),
+          from(sign),
+          L::denorm_min(),
+          from(sign | bits(L::denorm_min())),
           from(bits(L::min()) - 1),  // the largest subnormal
-          from(bits(L::denorm_min()) + 2), L::infinity(), from(sign | bits(L::infinity())),
-          L::quiet_NaN(),  from(sign | bits(L::quiet_NaN())), from(bits(L::quiet_NaN()) | 1),
-          L::signaling_NaN(), one,            from(bits(one) + 1), from(bits(one) - 1),
-          from(bits(L::max()) - 1), static_cast<T>(0.1), static_cast<T>(-1.0 / 3), static_cast<T>(65504.0),
-          static_cast<T>(1e-7), static_cast<T>(123456.789)};
+          from(bits(L::denorm_min()) + 2),
+          L::infinity(),
+          from(sign | bits(L::infinity())),
+          L::quiet_NaN(),
+          from(sign | bits(L::quiet_NaN())),
+          from(bits(L::quiet_NaN()) | 1),
+          L::signaling_NaN(),
+          one,
+          from(bits(one) + 1),
+          from(bits(one) - 1),
+          from(bits(L::max()) - 1),
+          static_cast<T>(0.1),
+          static_cast<T>(-1.0 / 3),
+          static_cast<T>(65504.0),
+          static_cast<T>(1e-7),
+          static_cast<T>(123456.789)};
 }
 
-template <class T>
-std::vector<T> special_ints() {
+template <class T> std::vector<T> special_ints() {
   using L = std::numeric_limits<T>;
   std::vector<T> v = {L::min(), L::max(), T(0), T(1), T(L::min() + 1), T(L::max() - 1)};
   if constexpr (std::is_signed_v<T>) v.push_back(T(-1));
@@ -125,8 +139,7 @@ std::vector<T> special_ints() {
   return v;
 }
 
-template <class T>
-at::Tensor tensor_of(std::vector<T> values, at::ScalarType dtype) {
+template <class T> at::Tensor tensor_of(std::vector<T> values, at::ScalarType dtype) {
   return at::from_blob(values.data(), {static_cast<int64_t>(values.size())}, dtype).clone();
 }
 
@@ -169,12 +182,11 @@ TEST_F(GenerateYaml, SpecialValuesOfEveryDtypeComeBackWithTheirBits) {
 
 TEST_F(GenerateYaml, RandomBitPatternsOfEveryFloatingDtypeComeBack) {
   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(7);
-  at::Tensor words = at::randint(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), {4096},
-                                 g, at::TensorOptions().dtype(at::kInt));
+  at::Tensor words = at::randint(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), {4096}, g,
+                                 at::TensorOptions().dtype(at::kInt));
   for (at::ScalarType dtype :
        {at::kHalf, at::kBFloat16, at::kFloat, at::kDouble, at::kComplexFloat, at::kComplexDouble}) {
-    at::Tensor t = c10::isComplexType(dtype) ? complex_of(words.view(c10::toRealValueType(dtype)))
-                                            : words.view(dtype);
+    at::Tensor t = c10::isComplexType(dtype) ? complex_of(words.view(c10::toRealValueType(dtype))) : words.view(dtype);
     SCOPED_TRACE(c10::toString(dtype));
     EXPECT_TRUE(same_bits(t, tensor_back(t)));
   }
@@ -199,8 +211,7 @@ TEST_F(GenerateYaml, FloatsAreWrittenShortAndReadable) {
 TEST_F(GenerateYaml, OtherValuesAreConstNodesOrTypedNodes) {
   EXPECT_EQ(yaml_node(c10::IValue()), "{type: const, value: null}");
   EXPECT_EQ(yaml_node(c10::IValue(true)), "{type: const, value: true}");
-  EXPECT_EQ(yaml_node(c10::IValue(std::numeric_limits<int64_t>::min())),
-            "{type: const, value: -9223372036854775808}");
+  EXPECT_EQ(yaml_node(c10::IValue(std::numeric_limits<int64_t>::min())), "{type: const, value: -9223372036854775808}");
   EXPECT_EQ(yaml_node(c10::IValue(-0.0)), "{type: const, value: -0.0}");
   EXPECT_EQ(yaml_node(c10::IValue(-std::numeric_limits<double>::quiet_NaN())),
             "{type: scalar, dtype: float64, value: \"bits:0xfff8000000000000\"}");
@@ -213,8 +224,9 @@ TEST_F(GenerateYaml, OtherValuesAreConstNodesOrTypedNodes) {
   EXPECT_EQ(yaml_node(c10::IValue(std::string("yes"))), "{type: const, value: \"yes\"}");  // YAML would read a bool
   EXPECT_EQ(yaml_node(c10::IValue(std::string("ij,jk->ik"))), "{type: const, value: \"ij,jk->ik\"}");
   c10::List<c10::optional<at::Tensor>> indices({c10::nullopt, at::tensor({int64_t{1}})});
-  EXPECT_EQ(yaml_node(indices), "{type: tuple, elems: [{type: const, value: null}, "
-                                "{type: const_tensor, shape: [1], dtype: int64, value: [1]}]}");
+  EXPECT_EQ(yaml_node(indices),
+            "{type: tuple, elems: [{type: const, value: null}, "
+            "{type: const_tensor, shape: [1], dtype: int64, value: [1]}]}");
   EXPECT_EQ(yaml_argument(ArgType::ScalarTypeOpt, static_cast<int64_t>(at::kBFloat16)),
             "{type: const, value: bfloat16}");
   EXPECT_EQ(yaml_argument(ArgType::MemoryFormat, static_cast<int64_t>(at::MemoryFormat::ChannelsLast)),
@@ -286,9 +298,18 @@ Generated generate(const std::string& op, const std::string& config, Validity va
 
 TEST_F(GenerateYaml, GeneratedSamplesComeBackWithTheirBits) {
   // Tensor lists, optional tensors, complex tensors, dtypes, memory formats, strings, float lists.
-  const char* ops[] = {"add.Tensor",        "cat.default",        "index.Tensor",          "col2im.default",
-                       "empty.memory_format", "_to_copy.default", "upsample_bilinear2d.vec", "einsum.default",
-                       "scatter_reduce.two", "clamp.default",     "full.default",          "nan_to_num.default"};
+  const char* ops[] = {"add.Tensor",
+                       "cat.default",
+                       "index.Tensor",
+                       "col2im.default",
+                       "empty.memory_format",
+                       "_to_copy.default",
+                       "upsample_bilinear2d.vec",
+                       "einsum.default",
+                       "scatter_reduce.two",
+                       "clamp.default",
+                       "full.default",
+                       "nan_to_num.default"};
   size_t compared = 0;
   for (const char* op : ops)
     for (const char* config : {"", "extremes,half,transposed,zerodim,empty"})

@@ -17,8 +17,8 @@
 namespace opsfuzz {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::cli;
+using ::testing::HasSubstr;
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("opsfuzz_run_" + std::to_string(::getpid()) + "_" + name)).string();
@@ -42,8 +42,17 @@ std::vector<std::string> item_ids(const std::string& path) {
 }
 
 std::vector<std::string> run_args(const std::string& out) {
-  return {"run", "--ops", "add.Tensor,relu.default", "--max", "150", "--backends", "torchscript_cpu",
-          "--baseline", "eager_cpu", "--out", out};
+  return {"run",
+          "--ops",
+          "add.Tensor,relu.default",
+          "--max",
+          "150",
+          "--backends",
+          "torchscript_cpu",
+          "--baseline",
+          "eager_cpu",
+          "--out",
+          out};
 }
 
 TEST(RunCommand, AKilledRunResumedGivesTheItemsOfAnUninterruptedOne) {

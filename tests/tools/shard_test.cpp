@@ -17,9 +17,9 @@
 namespace opsfuzz {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
 using testing::cli;
+using ::testing::HasSubstr;
 
 constexpr int kShards = 3;
 
@@ -71,10 +71,10 @@ json sweep_report(const std::string& path) {
   return j;
 }
 
-const std::vector<std::string> kRun = {"run", "--ops", "add.Tensor,mm.default,abs.default", "--max", "7",
+const std::vector<std::string> kRun = {"run",        "--ops",    "add.Tensor,mm.default,abs.default", "--max", "7",
                                        "--backends", "eager_cpu"};
-const std::vector<std::string> kSweep = {"sweep", "--ops", "add.Tensor,mm.default,abs.default,relu.default",
-                                         "--max", "7"};
+const std::vector<std::string> kSweep = {"sweep", "--ops", "add.Tensor,mm.default,abs.default,relu.default", "--max",
+                                         "7"};
 
 std::vector<std::string> with(std::vector<std::string> args, std::initializer_list<std::string> more) {
   args.insert(args.end(), more);

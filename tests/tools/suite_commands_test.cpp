@@ -62,9 +62,8 @@ TEST(Cli, ValidateValid) {
 }
 
 TEST(Cli, ValidateInvalidListsEveryError) {
-  std::string path = write(
-      "invalid.yaml",
-      "tests:\n  - {id: a, op: aten::relu, in: [{type: tensor, shape: [-1], kind: flaot}]}\n");
+  std::string path =
+      write("invalid.yaml", "tests:\n  - {id: a, op: aten::relu, in: [{type: tensor, shape: [-1], kind: flaot}]}\n");
   auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
@@ -72,9 +71,8 @@ TEST(Cli, ValidateInvalidListsEveryError) {
                               "'flaot' (did you mean 'float'?); expected float, int or bool"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(
-      r.err.find(path + ":2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"),
-      std::string::npos)
+  EXPECT_NE(r.err.find(path + ":2:57: error: tests[0] (a): tests[0].in[0].shape[0]: negative size -1"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("2 errors in " + path), std::string::npos) << r.err;
 }
@@ -88,17 +86,12 @@ TEST(Cli, ValidateWarnsAboutUnknownOpsAndModules) {
 )");
   auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(
-      r.err.find(path +
-                 ":3:5: warning: b: unknown operator 'aten::rleu' (did you mean 'aten::relu'?)"),
-      std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find(path + ":4:17: warning: c: module 'torch.nn.Lineer' is not available here"),
+  EXPECT_NE(r.err.find(path + ":3:5: warning: b: unknown operator 'aten::rleu' (did you mean 'aten::relu'?)"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("warning: d: module 'file:absent.pt' is not available here"),
-            std::string::npos)
+  EXPECT_NE(r.err.find(path + ":4:17: warning: c: module 'torch.nn.Lineer' is not available here"), std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("warning: d: module 'file:absent.pt' is not available here"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("warning: a:"), std::string::npos) << r.err;
 }
 
@@ -117,8 +110,7 @@ TEST(Cli, ListTestsFiltered) {
   EXPECT_EQ(cli({"list-tests", path, "--test-ids", "relu;cmp__w=4"}).out,
             "relu\ncmp__w=4\n  cmp__w=4__a\n  cmp__w=4__b\n");
   EXPECT_EQ(cli({"list-tests", path, "--test-ids=b*"}).out, "bad_mm\n");
-  EXPECT_EQ(cli({"list-tests", path, "--test-ids", "cmp__w=2__b"}).out,
-            "cmp__w=2\n  cmp__w=2__b\n");
+  EXPECT_EQ(cli({"list-tests", path, "--test-ids", "cmp__w=2__b"}).out, "cmp__w=2\n  cmp__w=2__b\n");
   EXPECT_EQ(cli({"list-tests", path, "--test-ids", "nothing"}).out, "");
 }
 
@@ -131,8 +123,7 @@ TEST(Cli, RunEager) {
   for (std::string line; std::getline(lines, line);) out.push_back(line);
   ASSERT_EQ(out.size(), 8u) << r.out;
   EXPECT_EQ(out[0], "ok relu");
-  EXPECT_TRUE(out[1].starts_with("error bad_mm: RuntimeError: mat1 and mat2 shapes cannot be multiplied"))
-      << out[1];
+  EXPECT_TRUE(out[1].starts_with("error bad_mm: RuntimeError: mat1 and mat2 shapes cannot be multiplied")) << out[1];
   EXPECT_EQ(out[2], "skipped on_gpu: device cuda is not available (no CUDA)");
   EXPECT_EQ(out[3], "ok cmp__w=2__a");
   EXPECT_EQ(out[6], "ok cmp__w=4__b");
@@ -159,8 +150,7 @@ TEST(Cli, DimSymbolsInConstructorArgumentsAreLiteralStrings) {
 }
 
 TEST(Cli, InvalidSuiteDoesNotRun) {
-  std::string path =
-      write("invalid_run.yaml", "tests:\n  - {id: a, op: aten::relu, in: [{ref: nope}]}\n");
+  std::string path = write("invalid_run.yaml", "tests:\n  - {id: a, op: aten::relu, in: [{ref: nope}]}\n");
   auto r = cli({"run-eager", path});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
@@ -176,10 +166,8 @@ tests:
 )");
   auto r = cli({"validate-yaml", path});
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(
-      r.err.find(path +
-                 ":4:65: warning: tests[0] (t): tests[0].op.vars.N: var 'N' has the name of a dim"),
-      std::string::npos)
+  EXPECT_NE(r.err.find(path + ":4:65: warning: tests[0] (t): tests[0].op.vars.N: var 'N' has the name of a dim"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("has the name of a dim"), std::string::npos) << r.err;
   EXPECT_EQ(cli({"list-tests", path}).out, "t__N=3\n");

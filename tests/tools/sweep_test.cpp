@@ -61,11 +61,11 @@ TEST_F(Tools, OpsByNameAndGlob) {
 }
 
 TEST_F(Tools, IndexRegeneratesOneSample) {
-  auto all = lines(cli({"generate", "index_select.default", "--invalid", "--seed", "5", "--max", "12",
-                        "--format", "jsonl"}).out);
+  auto all = lines(
+      cli({"generate", "index_select.default", "--invalid", "--seed", "5", "--max", "12", "--format", "jsonl"}).out);
   ASSERT_EQ(all.size(), 12u);
-  auto one = lines(cli({"generate", "index_select.default", "--invalid", "--seed", "5", "--index", "7",
-                        "--format", "jsonl"}).out);
+  auto one = lines(
+      cli({"generate", "index_select.default", "--invalid", "--seed", "5", "--index", "7", "--format", "jsonl"}).out);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0], all[7]);
 }
@@ -95,8 +95,8 @@ TEST_F(Tools, SummaryCountsDeadEndsByCause) {
 
 TEST_F(Tools, SweepOverJobsEqualsOneProcess) {
   std::string one = ::testing::TempDir() + "/sweep1.json", two = ::testing::TempDir() + "/sweep2.json";
-  std::vector<std::string> args = {"sweep", "--ops", "add.*,mul.*,where.*,index_select.*", "--invalid",
-                                   "--max", "40", "--seed", "2"};
+  std::vector<std::string> args = {"sweep",  "--ops", "add.*,mul.*,where.*,index_select.*", "--invalid", "--max", "40",
+                                   "--seed", "2"};
   auto a = args, b = args;
   a.insert(a.end(), {"--json", one});
   b.insert(b.end(), {"--json", two, "--jobs", "3"});
@@ -117,9 +117,9 @@ TEST_F(Tools, SweepOverJobsEqualsOneProcess) {
     ++swept;
     EXPECT_EQ(op["samples"], 40) << op.dump();
     EXPECT_EQ(op["bind_errors"], 0) << op.dump();
-    EXPECT_EQ(op["accepted"].get<int>() + op["rejected"].get<int>() + op["crashed"].get<int>() +
-                  op["timed_out"].get<int>(),
-              40);
+    EXPECT_EQ(
+        op["accepted"].get<int>() + op["rejected"].get<int>() + op["crashed"].get<int>() + op["timed_out"].get<int>(),
+        40);
   }
   EXPECT_GE(swept, 3u);
 }
