@@ -10,6 +10,7 @@
 #include "engine/config.h"
 #include "tools/commands.h"
 #include "tools/describe.h"
+#include "tools/hunt_command.h"
 #include "tools/merge.h"
 #include "tools/run_command.h"
 
@@ -198,6 +199,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   auto run_options = add_run_commands(app, command, out, err);
   auto merge_options = add_merge_command(app, command, out, err);
+  auto hunt_options = add_hunt_command(app, command, out, err);
   auto describe_options = add_describe_command(app, command, out);
   std::vector<std::string> plugins;
   app.add_option("--load", plugins,

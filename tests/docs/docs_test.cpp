@@ -46,7 +46,7 @@ const std::vector<Source>& sources() {
   static const std::vector<Source> all = [] {
     std::vector<Source> out;
     for (const char* dir :
-         {"argtypes", "opcall", "specs", "engine", "generators", "suite", "runner", "testing", "tools"})
+         {"argtypes", "opcall", "specs", "engine", "generators", "suite", "runner", "testing", "hunt", "tools"})
       for (const auto& entry : fs::recursive_directory_iterator(kRoot / dir)) {
         std::string ext = entry.path().extension().string();
         if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;

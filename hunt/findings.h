@@ -1,0 +1,78 @@
+// Findings: the differences of a run grouped by root cause. A difference is one backend departing
+// from the baseline on one item (a crash, a timeout, an exception on one side only, a mismatch);
+// differences with the same key — op, backend, kind and their message with every number, shape,
+// dtype and address stripped — are one finding, counted, with its first item in execution order.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace opsfuzz::runner {
+struct ItemResult;
+}
+
+namespace opsfuzz::hunt {
+
+enum class Kind : uint8_t { Crash, Timeout, Exception, Mismatch };
+const char* name(Kind kind);  // "crash", "timeout", "exception", "mismatch"
+
+// One backend's departure from the baseline on one item.
+struct Difference {
+  std::string op;       // the op overload ("erf.default"), or the suite test's op or module
+  std::string backend;  // the side at fault as run: the baseline itself for its own crash
+  std::string baseline;
+  Kind kind = Kind::Mismatch;
+  std::string message;               // the error, the signal, or the first differing element, as reported
+  std::string dtype;                 // of the call's first tensor argument ("float32"), or ""
+  std::string config;                // the sample's generation config ("default"), or "" for a suite's test
+  std::optional<std::string> known;  // the deviation the sample is in, or the known crash it is
+};
+
+// The differences in an item's result, one per backend at most (its first differing side).
+std::vector<Difference> differences(const runner::ItemResult& result);
+
+// What occurrences of one root cause share: the message with numbers (and inf, nan), bracketed
+// shapes and index lists, dtype names and addresses replaced by placeholders.
+std::string normalized(const std::string& message);
+
+struct Finding {
+  std::string id;  // "erf_default-eager_cpu_noncontig-mismatch-1"
+  std::string op, backend, baseline;
+  Kind kind = Kind::Mismatch;
+  std::string message;  // the first occurrence's
+  std::string key;      // what its occurrences share (normalized message and dtype category)
+  uint64_t count = 0;
+  uint64_t first = 0;                // the execution position of its first item
+  std::vector<std::string> samples;  // the first kMaxSamples item ids
+  std::set<std::string> configs, dtypes;
+  std::optional<std::string> known;  // a marked deviation or known crash: not new
+
+  static constexpr size_t kMaxSamples = 20;
+};
+
+// findings.jsonl's line (docs/hunt.md): {"id", "op", "backend", "baseline", "kind", "blame",
+// "triage", "message", "count", "first", "samples", "configs", "dtypes", "known", ...}.
+nlohmann::json to_json(const Finding& finding);
+
+class Findings {
+ public:
+  // Adds the differences of the item run at `position`; returns the findings they opened.
+  std::vector<const Finding*> add(const runner::ItemResult& result, uint64_t position);
+  // Adds one difference of item `item_id`; returns its finding when it opened one.
+  const Finding* add(const Difference& d, const std::string& item_id, uint64_t position);
+  const std::deque<Finding>& all() const { return findings_; }
+
+ private:
+  std::map<std::string, Finding*> by_key_;
+  std::map<std::string, int> per_prefix_;  // findings so far per (op, backend, kind): ids count them
+  std::deque<Finding> findings_;           // stable addresses
+};
+
+}  // namespace opsfuzz::hunt

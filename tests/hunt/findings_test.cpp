@@ -1,0 +1,134 @@
+// Findings: differences grouped by root cause, on libtorch's own messages.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "hunt/findings.h"
+#include "runner/run.h"
+
+namespace opsfuzz::hunt {
+namespace {
+
+using runner::BackendResult;
+using runner::Item;
+using runner::ItemResult;
+using runner::Status;
+
+// Occurrences of one cause that differ in sizes, dims, dtypes and values normalize alike; other
+// causes do not.
+TEST(Normalized, KeepsTheCauseAndDropsTheInstance) {
+  EXPECT_EQ(normalized("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                       "dimension 1"),
+            normalized("RuntimeError: The size of tensor a (5) must match the size of tensor b (2) at non-singleton "
+                       "dimension 0"));
+  EXPECT_EQ(normalized("RuntimeError: expected scalar type Float but found Double"),
+            normalized("RuntimeError: expected scalar type Long but found Int"));
+  EXPECT_EQ(normalized("output 0 at [1, 4]: 1.5 vs reference 1.25 (atol 1e-05, rtol 1.3e-06)"),
+            normalized("output 0 at [0]: -inf vs reference nan (atol 0.001, rtol 0.016)"));
+  EXPECT_EQ(normalized("free(): invalid pointer at 0x55d4c2a1b2c0"), normalized("free(): invalid pointer at 0x7f00"));
+  EXPECT_NE(normalized("IndexError: index 5 is out of bounds for dimension 0 with size 3"),
+            normalized("RuntimeError: index 5 is out of bounds for dimension 0 with size 3"));
+  EXPECT_NE(normalized("CRASH: signal 11 (Segmentation fault)"), normalized("CRASH: signal 6 (Aborted)"));
+}
+
+// An item of op `op` run on the baseline eager_cpu and on `backend`, with a float32 input.
+struct Fixture {
+  Item item;
+  ItemResult result;
+  Fixture(const std::string& op, const std::string& config) {
+    item.id = op + "__valid__0000";
+    runner::Side side;
+    side.id = item.id;
+    side.call.emplace();
+    side.call->args.push_back(at::zeros({2}));
+    item.sides.push_back(side);
+    item.origin = runner::Origin{op, 0, 0, true, config, "", {}};
+    result.item = &item;
+  }
+  BackendResult& with(const std::string& backend, Status status, std::string err = "") {
+    BackendResult r;
+    r.backend = backend;
+    r.res.push_back({status, std::move(err), {}, {}});
+    if (backend == "eager_cpu") return result.baseline.emplace(std::move(r));
+    return result.backends.emplace_back(std::move(r));
+  }
+};
+
+runner::Diff mismatch(const std::string& why) {
+  runner::Diff d;
+  d.match = false, d.why = why;
+  return d;
+}
+
+TEST(Findings, OneFindingPerRootCauseCountedWithItsFirstItem) {
+  Findings findings;
+  for (uint64_t k = 0; k < 3; ++k) {
+    Fixture f("erf.default", k == 2 ? "extremes" : "");
+    f.with("eager_cpu", Status::Ok);
+    f.with("eager_cpu_noncontig", Status::Ok).diff = {
+        {mismatch("output 0 at [" + std::to_string(k) + "]: " + std::to_string(k) + ".5 vs reference 1.25")}};
+    f.with("torchscript_cpu", Status::InferFail, "RuntimeError: expected scalar type Float but found Double");
+    auto opened = findings.add(f.result, 10 + k);
+    EXPECT_EQ(opened.size(), k == 0 ? 2u : 0u);
+  }
+  ASSERT_EQ(findings.all().size(), 2u);
+  const Finding& m = findings.all()[0];
+  EXPECT_EQ(m.id, "erf_default-eager_cpu_noncontig-mismatch-1");
+  EXPECT_EQ(m.kind, Kind::Mismatch);
+  EXPECT_EQ(m.count, 3u);
+  EXPECT_EQ(m.first, 10u);
+  EXPECT_EQ(m.configs, (std::set<std::string>{"default", "extremes"}));
+  EXPECT_EQ(m.dtypes, (std::set<std::string>{"float32"}));
+  const Finding& e = findings.all()[1];
+  EXPECT_EQ(e.id, "erf_default-torchscript_cpu-exception-1");
+  EXPECT_EQ(e.message, "RuntimeError: expected scalar type Float but found Double");
+
+  nlohmann::json j = to_json(m);
+  for (const char* key : {"id", "op", "backend", "baseline", "kind", "blame", "triage", "message", "count", "first",
+                          "samples", "configs", "dtypes", "known"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["kind"], "mismatch");
+  EXPECT_EQ(j["samples"].size(), 3u);
+  EXPECT_TRUE(j["known"].is_null());
+}
+
+TEST(Findings, CrashesOfTheBaselineAndErrorsOfAnotherClassAreFindings) {
+  Fixture f("index_select.default", "");
+  f.with("eager_cpu", Status::TimedError, "CRASH: signal 11 (Segmentation fault)");
+  f.with("eager_cpu_fp64", Status::TimedError, "TIMEOUT: timeout_s=10");
+  f.with("torchscript_cpu", Status::InferFail, "IndexError: index out of range");
+  auto diffs = differences(f.result);
+  ASSERT_EQ(diffs.size(), 2u);
+  EXPECT_EQ(diffs[0].backend, "eager_cpu");
+  EXPECT_EQ(diffs[0].kind, Kind::Crash);
+  EXPECT_EQ(diffs[1].kind, Kind::Timeout);
+
+  Fixture g("mm.default", "");
+  g.with("eager_cpu", Status::InferFail, "RuntimeError: mat1 and mat2 shapes cannot be multiplied");
+  g.with("torchscript_cpu", Status::InferFail, "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3)");
+  g.with("eager_cpu_fp64", Status::InferFail, "IndexError: dimension out of range");
+  g.with("eager_cpu_noncontig", Status::Ok);
+  auto refused = differences(g.result);
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused[0].backend, "eager_cpu_fp64");
+  EXPECT_EQ(refused[0].kind, Kind::Exception);
+  EXPECT_EQ(refused[1].backend, "eager_cpu_noncontig");
+  EXPECT_EQ(refused[1].message,
+            "accepted; the baseline refused: RuntimeError: mat1 and mat2 shapes cannot be multiplied");
+}
+
+TEST(Findings, ASampleInAMarkedDeviationIsAKnownFinding) {
+  Fixture f("fmod.Tensor", "contract,integral");
+  f.item.origin->deviations = {"fmod.lowest_dividend_by_minus_one"};
+  f.with("eager_cpu", Status::Ok);
+  f.with("eager_cpu_fp64", Status::Ok).diff = {{mismatch("output 0 at [0]: 0 vs reference -2147483648")}};
+  Findings findings;
+  findings.add(f.result, 0);
+  ASSERT_EQ(findings.all().size(), 1u);
+  EXPECT_EQ(findings.all()[0].known, "fmod.lowest_dividend_by_minus_one");
+}
+
+}  // namespace
+}  // namespace opsfuzz::hunt

@@ -1,0 +1,75 @@
+// ops-fuzz hunt: its output folder, findings as they come, the table and exit code, the budget.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/tools/cli_run.h"
+#include "tools/commands.h"
+#include "tools/hunt_command.h"
+
+namespace opsfuzz {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::cli;
+
+std::vector<nlohmann::json> records(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// TorchScript raises RuntimeError where eager raises IndexError for a dim out of range: on the
+// invalid samples of index_select that break the dim's rule, one finding for all of them.
+TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
+  auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto r = cli({"hunt", "--ops", "index_select.default", "--configs", "default", "--max", "30", "--backends",
+                "torchscript_cpu", "--out", dir.string()});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("finding index_select_default-torchscript_cpu-exception-1: RuntimeError: "));
+  EXPECT_THAT(r.out, HasSubstr("60 items in "));
+
+  auto results = records(dir / "results.jsonl");
+  ASSERT_EQ(results.size(), 61u);  // the meta record, then 30 valid and 30 invalid samples
+  EXPECT_EQ(results[0]["type"], "meta");
+  auto findings = records(dir / "findings.jsonl");
+  ASSERT_GE(findings.size(), 1u);
+  const auto& f = findings[0];
+  EXPECT_EQ(f["id"], "index_select_default-torchscript_cpu-exception-1");
+  EXPECT_EQ(f["kind"], "exception");
+  EXPECT_EQ(f["baseline"], "eager_cpu");
+  EXPECT_GT(f["count"].get<int>(), 1);
+  EXPECT_THAT(f["message"].get<std::string>(), HasSubstr("; the baseline: IndexError: "));
+  EXPECT_EQ(f["configs"], nlohmann::json({"default"}));
+  EXPECT_TRUE(f["known"].is_null());
+  EXPECT_THAT(r.out, HasSubstr("index_select_default-torchscript_cpu-exception-1"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Hunt, ASpentBudgetStopsItWithWhatItFound) {
+  auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_budget_" + std::to_string(::getpid()));
+  auto r = cli({"hunt", "--ops", "add.Tensor,sub.Tensor", "--configs", "default", "--no-invalid", "--max", "5",
+                "--backends", "eager_cpu_fp64", "--budget", "0.001s", "--out", dir.string()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(the budget is spent)"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "findings.jsonl"));
+  std::filesystem::remove_all(dir);
+
+  EXPECT_EQ(parse_budget("90s"), 90);
+  EXPECT_EQ(parse_budget("10m"), 600);
+  EXPECT_EQ(parse_budget("1.5h"), 5400);
+  EXPECT_EQ(parse_budget("30"), 30);
+  EXPECT_THROW(parse_budget("ten minutes"), UsageError);
+  EXPECT_THROW(parse_budget("10d"), UsageError);
+  EXPECT_THAT(cli({"hunt", "--out", dir.string(), "--configs", "default,nosuchword"}).err, HasSubstr("nosuchword"));
+}
+
+}  // namespace
+}  // namespace opsfuzz

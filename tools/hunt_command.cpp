@@ -1,0 +1,198 @@
+#include "tools/hunt_command.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+
+#include "argtypes/text.h"
+#include "engine/config.h"
+#include "generators/generators.h"
+#include "hunt/findings.h"
+#include "runner/results.h"
+#include "runner/run.h"
+#include "suite/ids.h"
+#include "suite/suite.h"
+#include "tools/sweep.h"
+
+namespace opsfuzz {
+
+using nlohmann::json;
+
+double parse_budget(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) { used = 0; }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (used == 0 || scale == 0 || v <= 0)
+    throw UsageError("--budget: '" + text + "' is not a duration (90s, 10m, 1.5h)");
+  return v * scale;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A configuration of --configs ("contract+half") as --config words ("contract,half").
+std::string words_of(std::string config) {
+  std::replace(config.begin(), config.end(), '+', ',');
+  return config;
+}
+
+// One unit of work: the items of one op under one configuration (or of one suite), made when its
+// turn comes so that a long hunt holds one unit's tensors at a time.
+struct Unit {
+  std::string what;  // "add.Tensor [extremes]", for progress
+  std::function<std::vector<runner::Item>()> make;
+};
+
+std::vector<Unit> units(const HuntCommand& o) {
+  std::vector<Unit> out;
+  for (const std::string& path : o.suites)
+    out.push_back({path, [path, seed = o.seed] {
+                     suite::LoadResult loaded = suite::read_suite(path);
+                     if (loaded.diagnostics.has_errors())
+                       throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
+                     return runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), seed);
+                   }});
+  OpSelection selection = o.selection;
+  if (selection.ops.empty() && selection.globs.empty() && o.suites.empty()) selection.globs = {"*"};
+  std::vector<std::pair<std::string, bool>> configs;  // (words, invalid)
+  for (const std::string& c : split(o.configs, ',')) configs.emplace_back(c, false);
+  if (o.invalid) configs.emplace_back("default", true);
+  if (selection.ops.empty() && selection.globs.empty()) return out;
+  for (const Spec* spec : select_specs(selection))
+    for (const auto& [config, invalid] : configs) {
+      const std::string words = config == "default" ? "" : words_of(config);
+      out.push_back({spec->op() + " [" + config + (invalid ? ", invalid" : "") + "]", [&o, spec, words, invalid] {
+                       SweepOptions sampling;
+                       sampling.invalid = invalid, sampling.seed = o.seed, sampling.max = o.max,
+                       sampling.config = words;
+                       std::vector<runner::Item> items;
+                       for (const Sample& s : sweep_samples(*spec, sampling)) {
+                         items.push_back(runner::item_from_sample(s, words));
+                         if (!words.empty()) items.back().id += "__" + identifier(words);
+                       }
+                       return items;
+                     }});
+    }
+  return out;
+}
+
+void write_findings(const std::string& path, const hunt::Findings& findings) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    for (const hunt::Finding& finding : findings.all()) f << hunt::to_json(finding).dump() << "\n";
+  }
+  std::filesystem::rename(tmp, path);  // readers never see a half-written file
+}
+
+std::string one_line(const hunt::Finding& f) {
+  std::string message = f.message.size() > 100 ? f.message.substr(0, 97) + "..." : f.message;
+  return f.id + (f.known ? " (known: " + *f.known + ")" : "") + ": " + message;
+}
+
+void print_table(const hunt::Findings& findings, std::ostream& out) {
+  if (findings.all().empty()) {
+    out << "no findings\n";
+    return;
+  }
+  out << std::left << std::setw(56) << "finding" << std::right << std::setw(7) << "count"
+      << "  known\n";
+  for (const hunt::Finding& f : findings.all())
+    out << std::left << std::setw(56) << f.id << std::right << std::setw(7) << f.count << "  "
+        << (f.known ? *f.known : "-") << "\n";
+}
+
+}  // namespace
+
+int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
+  if (o.out.empty()) throw UsageError("hunt: --out DIR is required");
+  for (const std::string& c : split(o.configs, ','))
+    if (c != "default") Config::parse(words_of(c));  // an unknown word fails here, before any work
+  runner::RunOptions options;
+  options.backends = split(o.backends, ';');
+  options.baseline = o.baseline;
+  for (const auto& name : options.backends) runner::find_backend(name);
+  runner::find_backend(o.baseline);
+  options.jobs = o.jobs, options.timeout_s = o.timeout_s;
+  const double budget = o.budget.empty() ? 0 : parse_budget(o.budget);
+
+  std::filesystem::create_directories(o.out);
+  const std::string findings_path = (std::filesystem::path(o.out) / "findings.jsonl").string();
+  runner::JsonlWriter results((std::filesystem::path(o.out) / "results.jsonl").string(), false);
+  results.write(runner::meta_record({{"hunt",
+                                      {{"backends", options.backends},
+                                       {"baseline", o.baseline},
+                                       {"configs", o.configs},
+                                       {"max", o.max},
+                                       {"seed", o.seed}}}}));
+  hunt::Findings findings;
+  const bool progress = ::isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  uint64_t position = 0;
+  bool spent = false;
+  for (const Unit& unit : units(o)) {
+    if (budget > 0 && seconds() >= budget) {
+      spent = true;
+      break;
+    }
+    std::vector<runner::Item> items = unit.make();
+    runner::run_items(items, options, [&](const runner::ItemResult& r) {
+      results.write(runner::item_record(r));
+      auto opened = findings.add(r, position++);
+      if (!opened.empty()) {
+        if (progress) err << "\r\033[K";
+        for (const hunt::Finding* f : opened) err << "finding " << one_line(*f) << "\n";
+        write_findings(findings_path, findings);
+      }
+      if (progress)
+        err << "\r" << position << " items, " << std::fixed << std::setprecision(1) << position / seconds()
+            << " items/s, " << findings.all().size() << " findings; " << unit.what << "\033[K" << std::flush;
+    });
+  }
+  if (progress) err << "\r\033[K";
+  write_findings(findings_path, findings);
+  print_table(findings, out);
+  size_t fresh = std::count_if(findings.all().begin(), findings.all().end(), [](const auto& f) { return !f.known; });
+  out << position << " items in " << std::fixed << std::setprecision(1) << seconds() << " s"
+      << (spent ? " (the budget is spent)" : "") << ", " << findings.all().size() << " findings (" << fresh
+      << " new); written to " << o.out << "\n";
+  return fresh > 0 ? 1 : 0;
+}
+
+std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& command, std::ostream& out,
+                                       std::ostream& err) {
+  auto o = std::make_shared<HuntCommand>();
+  auto* cmd = app.add_subcommand(
+      "hunt",
+      "generates SpecDB samples under many configurations (and runs YAML suites), runs them on backends against "
+      "a baseline and groups their differences into findings, one per root cause, written to --out DIR "
+      "(results.jsonl, findings.jsonl) as they come. Exit 1 when it found anything not known");
+  cmd->add_option("SUITE", o->suites, "YAML test suites to run as well")->check(CLI::ExistingFile);
+  add_ops_option(cmd, o->selection);
+  cmd->add_option("--out", o->out, "the output folder")->required();
+  cmd->add_option("--configs", o->configs, "comma-separated configurations, each a +-joined word list or 'default'")
+      ->capture_default_str();
+  cmd->add_flag("!--no-invalid", o->invalid, "no invalid samples");
+  cmd->add_option("--max", o->max, "samples per op and configuration")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the samples")->capture_default_str();
+  cmd->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
+  cmd->add_option("--baseline", o->baseline, "the backend the others are compared with")->capture_default_str();
+  cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
+  cmd->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str();
+  cmd->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_hunt(*o, out, err); }; });
+  return o;
+}
+
+}  // namespace opsfuzz

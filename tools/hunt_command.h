@@ -1,0 +1,47 @@
+// ops-fuzz hunt: SpecDB samples over many configurations (and YAML suites) run on backends
+// against a baseline, their differences grouped into findings (hunt/findings.h), everything
+// written to an output folder as it comes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace CLI {
+class App;
+}
+
+namespace opsfuzz {
+
+struct HuntCommand {
+  std::vector<std::string> suites;  // YAML suites, run before the SpecDB samples
+  OpSelection selection;            // every spec when nothing (and no suite) is named
+  std::string configs =
+      "default,contract,extremes,rounding,integral,empty,zerodim,transposed,permuted,strided,"
+      "channels_last,half";
+  bool invalid = true;  // also invalid samples (default configuration)
+  int64_t max = 20;     // samples per op and configuration
+  uint64_t seed = 0;
+  std::string backends =
+      "eager_cpu_fp64;eager_cpu_noncontig;torchscript_cpu;torchscript_cpu_fused;torchscript_cpu_fused_dynamic;"
+      "eager_cpu_grad";
+  std::string baseline = "eager_cpu";
+  std::string out;     // the output folder
+  std::string budget;  // "10m", "90s", "1h": stops cleanly once spent; "" for none
+  unsigned jobs = 1;
+  double timeout_s = 60;
+};
+
+// Runs the hunt; exit 1 when it found anything not known (a marked deviation or a known crash).
+int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err);
+// Seconds of a budget: "90s", "10m", "1.5h", or a number of seconds; a UsageError otherwise.
+double parse_budget(const std::string& text);
+
+std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& command, std::ostream& out,
+                                       std::ostream& err);
+
+}  // namespace opsfuzz
