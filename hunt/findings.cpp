@@ -4,7 +4,6 @@
 
 #include <regex>
 
-#include "argtypes/argtypes.h"
 #include "argtypes/text.h"
 #include "runner/results.h"
 #include "runner/run.h"
@@ -31,15 +30,6 @@ using runner::Status;
 // "RuntimeError" of "RuntimeError: expected ...": errors of different classes are different
 // exceptions even where both sides fail.
 std::string error_class(const std::string& err) { return err.substr(0, err.find(':')); }
-
-// The first tensor argument's dtype: the dtype a difference is seen under.
-std::string first_tensor_dtype(const runner::Item& item) {
-  for (const runner::Side& side : item.sides)
-    if (side.call)
-      for (const c10::IValue& v : side.call->args)
-        if (v.isTensor()) return std::string(opsfuzz::name(v.toTensor().scalar_type()));
-  return "";
-}
 
 // The category a mismatch's dtype falls in: mismatches of float32 and float64 may share a cause,
 // those of float16 and bfloat16 another.
@@ -76,8 +66,8 @@ std::vector<Difference> differences(const ItemResult& result) {
     Difference d;
     d.op = item.origin ? item.origin->spec : item.sides.front().op;
     d.backend = r.backend, d.baseline = result.baseline->backend, d.kind = kind, d.message = std::move(message);
-    d.dtype = first_tensor_dtype(item);
     if (item.origin) {
+      d.dtype = item.origin->dtype;
       d.config = item.origin->config.empty() ? "default" : item.origin->config;
       if (!item.origin->deviations.empty()) d.known = item.origin->deviations.front();
     }

@@ -30,7 +30,7 @@ struct Difference {
   std::string baseline;
   Kind kind = Kind::Mismatch;
   std::string message;               // the error, the signal, or the first differing element, as reported
-  std::string dtype;                 // of the call's first tensor argument ("float32"), or ""
+  std::string dtype;                 // the sample's first tensor input's ("float32"); "" for a suite's test
   std::string config;                // the sample's generation config ("default"), or "" for a suite's test
   std::optional<std::string> known;  // the deviation the sample is in, or the known crash it is
 };

@@ -125,6 +125,42 @@ BackendResult backend_result_from_json(const json& j) {
   return r;
 }
 
+RecordedItem item_from_record(const json& record) {
+  RecordedItem out{std::make_unique<Item>(), {}};
+  Item& item = *out.item;
+  item.id = record.at("id").get<std::string>();
+  for (const json& c : record.at("cases")) {
+    Side side;
+    side.id = c.at("id").get<std::string>(), side.op = c.at("op").get<std::string>();
+    side.yaml = text_or_empty(c.value("yaml", json()));
+    item.sides.push_back(std::move(side));
+  }
+  if (record.contains("origin")) {
+    const json& o = record["origin"];
+    item.origin = Origin{o.at("spec"),
+                         o.at("seed"),
+                         o.at("index"),
+                         o.at("valid"),
+                         o.at("config"),
+                         text_or_empty(o.at("violated")),
+                         o.value("deviations", std::vector<std::string>()),
+                         o.value("dtype", std::string())};
+  }
+  if (record.contains("not_compared")) item.no_compare = record["not_compared"].get<std::string>();
+  out.result.item = &item;
+  if (const json& b = record.at("baseline"); b.is_object()) {
+    BackendResult base;
+    base.backend = b.at("backend").get<std::string>();
+    SideResult side;
+    side.status = parse_status(b.at("status").get<std::string>()).value_or(Status::Error);
+    side.err = text_or_empty(b.at("err"));
+    base.res.assign(item.sides.size(), side);
+    out.result.baseline = std::move(base);
+  }
+  for (const json& b : record.at("backends")) out.result.backends.push_back(backend_result_from_json(b));
+  return out;
+}
+
 json item_record(const ItemResult& r) {
   const Item& item = *r.item;
   json cases = json::array();
@@ -149,6 +185,7 @@ json item_record(const ItemResult& r) {
     record["origin"] = {{"spec", o.spec},   {"seed", o.seed},     {"index", o.index},
                         {"valid", o.valid}, {"config", o.config}, {"violated", or_null(o.violated)}};
     if (!o.deviations.empty()) record["origin"]["deviations"] = o.deviations;
+    if (!o.dtype.empty()) record["origin"]["dtype"] = o.dtype;
   }
   if (item.no_compare) record["not_compared"] = *item.no_compare;
   return record;

@@ -32,6 +32,8 @@ Diff diff_from_json(const nlohmann::json& j);
 // {"type": "item", "id", "test_type", "cases", "baseline", "backends"} plus our "origin" (a
 // SpecDB sample's op, seed, index, validity, config, violated constraint) and "not_compared".
 nlohmann::json item_record(const ItemResult& r);
+// An item record read back (run.h RecordedItem); throws nlohmann::json's errors on a malformed one.
+RecordedItem item_from_record(const nlohmann::json& record);
 // {"type": "meta", "meta": {"format_name": "opdiff_run", "format_version": 1, "created_at",
 // "env": {versions}, "extra": {"yaml", "params"}}}.
 nlohmann::json meta_record(const nlohmann::json& extra);

@@ -80,7 +80,14 @@ Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t r
 Item item_from_sample(const Sample& sample, const std::string& config) {
   Item item;
   item.id = sample_id(sample);
-  item.origin = Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated, sample.deviations};
+  std::string dtype;  // the first tensor input's
+  for (const c10::IValue& v : sample.args)
+    if (v.isTensor()) {
+      dtype = opsfuzz::name(v.toTensor().scalar_type());
+      break;
+    }
+  item.origin =
+      Origin{sample.op, sample.seed, sample.index, sample.valid, config, sample.violated, sample.deviations, dtype};
   Side side;
   side.id = item.id, side.op = sample.op;
   try {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,7 @@ struct Origin {
   std::string config;                   // generation config words
   std::string violated;                 // the constraint an invalid sample breaks
   std::vector<std::string> deviations;  // the deviations of its spec it hits (--config contract)
+  std::string dtype;                    // its first tensor input's ("float32"), or ""
 };
 
 struct Item {
@@ -108,6 +110,14 @@ struct ItemResult {
   const Item* item = nullptr;
   std::optional<BackendResult> baseline;
   std::vector<BackendResult> backends;
+};
+
+// An item record read back from a results file: the item (its id, its sides' ids and ops, its
+// origin; no call) and its results, which point at it. The baseline's one status stands for each
+// of its sides.
+struct RecordedItem {
+  std::unique_ptr<Item> item;
+  ItemResult result;
 };
 
 // Runs every item on the baseline and the backends; `report` sees each item's result as soon as

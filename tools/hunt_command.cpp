@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <set>
 
 #include "argtypes/text.h"
 #include "engine/config.h"
@@ -86,6 +87,21 @@ std::vector<Unit> units(const HuntCommand& o) {
   return out;
 }
 
+// Replays the item records of a results file into `findings`, in file order (a cut last line of a
+// killed hunt is skipped); returns their ids.
+std::set<std::string> replay(const std::string& path, hunt::Findings& findings, uint64_t& position) {
+  std::set<std::string> done;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    json record = json::parse(line, nullptr, false);
+    if (!record.is_object() || record.value("type", "") != "item") continue;
+    runner::RecordedItem item = runner::item_from_record(record);
+    findings.add(item.result, position++);
+    done.insert(item.item->id);
+  }
+  return done;
+}
+
 void write_findings(const std::string& path, const hunt::Findings& findings) {
   std::string tmp = path + ".tmp";
   {
@@ -128,18 +144,27 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
 
   std::filesystem::create_directories(o.out);
   const std::string findings_path = (std::filesystem::path(o.out) / "findings.jsonl").string();
-  runner::JsonlWriter results((std::filesystem::path(o.out) / "results.jsonl").string(), false);
-  results.write(runner::meta_record({{"hunt",
-                                      {{"backends", options.backends},
-                                       {"baseline", o.baseline},
-                                       {"configs", o.configs},
-                                       {"max", o.max},
-                                       {"seed", o.seed}}}}));
+  const std::string results_path = (std::filesystem::path(o.out) / "results.jsonl").string();
   hunt::Findings findings;
+  uint64_t position = 0;
+  const bool resuming = o.resume && std::filesystem::exists(results_path);
+  std::set<std::string> done;
+  if (resuming) {
+    done = replay(results_path, findings, position);
+    err << "resume: " << done.size() << " items already in " << results_path << ", " << findings.all().size()
+        << " findings\n";
+  }
+  runner::JsonlWriter results(results_path, resuming);
+  if (!resuming)
+    results.write(runner::meta_record({{"hunt",
+                                        {{"backends", options.backends},
+                                         {"baseline", o.baseline},
+                                         {"configs", o.configs},
+                                         {"max", o.max},
+                                         {"seed", o.seed}}}}));
   const bool progress = ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  uint64_t position = 0;
   bool spent = false;
   for (const Unit& unit : units(o)) {
     if (budget > 0 && seconds() >= budget) {
@@ -147,6 +172,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
       break;
     }
     std::vector<runner::Item> items = unit.make();
+    std::erase_if(items, [&](const runner::Item& item) { return done.count(item.id) > 0; });
     runner::run_items(items, options, [&](const runner::ItemResult& r) {
       results.write(runner::item_record(r));
       auto opened = findings.add(r, position++);
@@ -191,6 +217,8 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
   cmd->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str();
   cmd->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  cmd->add_flag("--resume", o->resume,
+                "carry on a stopped hunt: the items in DIR/results.jsonl count, and are not run again");
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_hunt(*o, out, err); }; });
   return o;
 }

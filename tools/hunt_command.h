@@ -34,6 +34,7 @@ struct HuntCommand {
   std::string budget;  // "10m", "90s", "1h": stops cleanly once spent; "" for none
   unsigned jobs = 1;
   double timeout_s = 60;
+  bool resume = false;  // carry on from DIR/results.jsonl: its items are not run again
 };
 
 // Runs the hunt; exit 1 when it found anything not known (a marked deviation or a known crash).

@@ -44,7 +44,7 @@ struct Fixture {
     side.call.emplace();
     side.call->args.push_back(at::zeros({2}));
     item.sides.push_back(side);
-    item.origin = runner::Origin{op, 0, 0, true, config, "", {}};
+    item.origin = runner::Origin{op, 0, 0, true, config, "", {}, "float32"};
     result.item = &item;
   }
   BackendResult& with(const std::string& backend, Status status, std::string err = "") {

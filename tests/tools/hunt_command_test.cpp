@@ -1,12 +1,16 @@
 // ops-fuzz hunt: its output folder, findings as they come, the table and exit code, the budget.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tests/tools/cli_run.h"
 #include "tools/commands.h"
@@ -15,8 +19,8 @@
 namespace opsfuzz {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::cli;
+using ::testing::HasSubstr;
 
 std::vector<nlohmann::json> records(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -51,6 +55,53 @@ TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
   EXPECT_TRUE(f["known"].is_null());
   EXPECT_THAT(r.out, HasSubstr("index_select_default-torchscript_cpu-exception-1"));
   std::filesystem::remove_all(dir);
+}
+
+std::vector<std::string> hunt_args(const std::filesystem::path& dir) {
+  return {"hunt", "--ops",      "index_select.default,mean.dim",  "--configs", "default,extremes", "--max",
+          "60",   "--backends", "torchscript_cpu;eager_cpu_fp64", "--out",     dir.string()};
+}
+
+size_t item_lines(const std::filesystem::path& results) {
+  std::ifstream in(results);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    n += line.find("\"type\": \"item\"") != std::string::npos || line.find("\"type\":\"item\"") != std::string::npos;
+  return n;
+}
+
+// A hunt killed midway and resumed finds what an uninterrupted one finds: the same findings, with
+// the same counts, first items and samples.
+TEST(Hunt, AKilledHuntResumedFindsWhatAnUninterruptedOneFinds) {
+  auto base = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_resume_" + std::to_string(::getpid()));
+  auto whole = base / "whole", part = base / "part";
+  std::filesystem::remove_all(base);
+  cli(hunt_args(whole));
+  const auto expected = records(whole / "findings.jsonl");
+  ASSERT_GE(expected.size(), 2u);
+
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    cli(hunt_args(part));
+    ::_exit(0);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (item_lines(part / "results.jsonl") < 40 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  size_t before = item_lines(part / "results.jsonl");
+  ASSERT_GE(before, 40u);
+  ASSERT_LT(before, 360u) << "the hunt finished before it could be killed";
+
+  auto args = hunt_args(part);
+  args.push_back("--resume");
+  auto resumed = cli(args);
+  EXPECT_THAT(resumed.err, HasSubstr("resume: "));
+  EXPECT_EQ(item_lines(part / "results.jsonl"), 360u);  // 2 ops x (2 configs + invalid) x 60, none twice
+  EXPECT_EQ(records(part / "findings.jsonl"), expected);
+  std::filesystem::remove_all(base);
 }
 
 TEST(Hunt, ASpentBudgetStopsItWithWhatItFound) {
