@@ -40,6 +40,7 @@ double parse_budget(const std::string& text) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr size_t kBatch = 256;
 
 // A configuration of --configs ("contract+half") as --config words ("contract,half").
 std::string words_of(std::string config) {
@@ -48,21 +49,18 @@ std::string words_of(std::string config) {
 }
 
 // One unit of work: the items of one op under one configuration (or of one suite), made when its
-// turn comes so that a long hunt holds one unit's tensors at a time.
-struct Unit {
-  std::string what;  // "add.Tensor [extremes]", for progress
-  std::function<std::vector<runner::Item>()> make;
-};
+// turn comes so that a long hunt holds one batch's tensors at a time.
+using Unit = std::function<std::vector<runner::Item>()>;
 
 std::vector<Unit> units(const HuntCommand& o) {
   std::vector<Unit> out;
   for (const std::string& path : o.suites)
-    out.push_back({path, [path, seed = o.seed] {
-                     suite::LoadResult loaded = suite::read_suite(path);
-                     if (loaded.diagnostics.has_errors())
-                       throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
-                     return runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), seed);
-                   }});
+    out.push_back([path, seed = o.seed] {
+      suite::LoadResult loaded = suite::read_suite(path);
+      if (loaded.diagnostics.has_errors())
+        throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
+      return runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), seed);
+    });
   OpSelection selection = o.selection;
   if (selection.ops.empty() && selection.globs.empty() && o.suites.empty()) selection.globs = {"*"};
   std::vector<std::pair<std::string, bool>> configs;  // (words, invalid)
@@ -72,17 +70,16 @@ std::vector<Unit> units(const HuntCommand& o) {
   for (const Spec* spec : select_specs(selection))
     for (const auto& [config, invalid] : configs) {
       const std::string words = config == "default" ? "" : words_of(config);
-      out.push_back({spec->op() + " [" + config + (invalid ? ", invalid" : "") + "]", [&o, spec, words, invalid] {
-                       SweepOptions sampling;
-                       sampling.invalid = invalid, sampling.seed = o.seed, sampling.max = o.max,
-                       sampling.config = words;
-                       std::vector<runner::Item> items;
-                       for (const Sample& s : sweep_samples(*spec, sampling)) {
-                         items.push_back(runner::item_from_sample(s, words));
-                         if (!words.empty()) items.back().id += "__" + identifier(words);
-                       }
-                       return items;
-                     }});
+      out.push_back([&o, spec, words, invalid] {
+        SweepOptions sampling;
+        sampling.invalid = invalid, sampling.seed = o.seed, sampling.max = o.max, sampling.config = words;
+        std::vector<runner::Item> items;
+        for (const Sample& s : sweep_samples(*spec, sampling)) {
+          items.push_back(runner::item_from_sample(s, words));
+          if (!words.empty()) items.back().id += "__" + identifier(words);
+        }
+        return items;
+      });
     }
   return out;
 }
@@ -166,13 +163,20 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   bool spent = false;
-  for (const Unit& unit : units(o)) {
+  const std::vector<Unit> all = units(o);
+  for (size_t next = 0; next < all.size();) {
     if (budget > 0 && seconds() >= budget) {
       spent = true;
       break;
     }
-    std::vector<runner::Item> items = unit.make();
-    std::erase_if(items, [&](const runner::Item& item) { return done.count(item.id) > 0; });
+    // Units are small (an op under one configuration): they run together, kBatch items at least
+    // at a time, so that starting workers costs little.
+    std::vector<runner::Item> items;
+    while (next < all.size() && items.size() < kBatch) {
+      std::vector<runner::Item> more = all[next++]();
+      std::erase_if(more, [&](const runner::Item& item) { return done.count(item.id) > 0; });
+      std::move(more.begin(), more.end(), std::back_inserter(items));
+    }
     runner::run_items(items, options, [&](const runner::ItemResult& r) {
       results.write(runner::item_record(r));
       auto opened = findings.add(r, position++);
@@ -183,7 +187,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
       }
       if (progress)
         err << "\r" << position << " items, " << std::fixed << std::setprecision(1) << position / seconds()
-            << " items/s, " << findings.all().size() << " findings; " << unit.what << "\033[K" << std::flush;
+            << " items/s, " << findings.all().size() << " findings; " << r.item->id << "\033[K" << std::flush;
     });
   }
   if (progress) err << "\r\033[K";
