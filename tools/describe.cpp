@@ -293,14 +293,19 @@ void print_configs(const Spec& spec, std::ostream& out) {
   line("integral", reach.arguments(Integral), "the values of ", unless("no integer tensor"));
 
   std::vector<std::string> ids;
-  size_t unchecked = 0;
-  for (const auto& site : spec.deviations()) {
+  for (const auto& site : spec.deviations())
     if (std::find(ids.begin(), ids.end(), site.deviation->id) == ids.end()) ids.push_back(site.deviation->id);
-    unchecked += site.role == Role::Unchecked;
-  }
-  line("contract", ids,
-       unchecked ? "breaks " + std::to_string(unchecked) + " unchecked rule(s) and generates deviations "
-                 : "generates deviations ",
+  size_t unchecked = std::count_if(spec.joints().begin(), spec.joints().end(),
+                                   [](const JointConstraint& j) { return j.role == Role::Unchecked; });
+  for (const ArgSpec& a : spec.args())
+    for (const Constraint& c : a.constraints) unchecked += c.role == Role::Unchecked;
+  std::string does;
+  if (unchecked) does += "breaks " + std::to_string(unchecked) + " unchecked rule(s), ";
+  if (!spec.unchecked_inputs().empty())
+    does += "breaks rules on " + std::to_string(spec.unchecked_inputs().size()) +
+            " kind(s) of inputs the kernel "
+            "does not check them on, ";
+  line("contract", ids, does + (does.empty() ? "generates deviations " : "and generates deviations "),
        "the spec marks no deviation");
   std::vector<std::string> joints;
   if (!spec.joints().empty())

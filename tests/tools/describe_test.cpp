@@ -97,6 +97,11 @@ TEST(DescribeCommand, ShowsJointConstraintsDeviationsAndScope) {
   EXPECT_TRUE(has(run.out, "\n  convolution.bfloat16_not_transposed\n    reason    ")) << run.out;
   EXPECT_TRUE(has(run.out, "    command   ops-fuzz sweep convolution.default --config contract,half")) << run.out;
   EXPECT_TRUE(has(run.out, "\noutside the generation scope ")) << run.out;
+  // Inputs on which the kernel skips checks are a deviation of their own, not an unchecked rule.
+  EXPECT_TRUE(has(run.out, "\n  convolution.empty_input_unchecked\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "    unchecked every rule, when input is empty\n")) << run.out;
+  EXPECT_TRUE(has(run.out, "contract       breaks 1 unchecked rule(s), breaks rules on 1 kind(s) of inputs the kernel"))
+      << run.out;
 }
 
 TEST(DescribeCommand, SeveralOpsAreSeparatedByABlankLine) {
