@@ -18,6 +18,7 @@
 #include "runner/run.h"
 #include "suite/ids.h"
 #include "suite/suite.h"
+#include "tools/merge.h"
 #include "tools/sweep.h"
 
 namespace opsfuzz {
@@ -152,18 +153,25 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
         << " findings\n";
   }
   runner::JsonlWriter results(results_path, resuming);
-  if (!resuming)
-    results.write(runner::meta_record({{"hunt",
-                                        {{"backends", options.backends},
-                                         {"baseline", o.baseline},
-                                         {"configs", o.configs},
-                                         {"max", o.max},
-                                         {"seed", o.seed}}}}));
+  if (!resuming) {
+    json extra = {{"hunt",
+                   {{"backends", options.backends},
+                    {"baseline", o.baseline},
+                    {"configs", o.configs},
+                    {"max", o.max},
+                    {"seed", o.seed},
+                    {"invalid", o.invalid},
+                    {"ops", o.selection.globs},
+                    {"suites", o.suites}}}};
+    if (o.shard.sharded()) extra["shard"] = o.shard.str();  // not a parameter: merge drops it
+    results.write(runner::meta_record(extra));
+  }
   const bool progress = ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   bool spent = false;
   const std::vector<Unit> all = units(o);
+  uint64_t k = 0;  // the hunt's order over the items of every unit: shards split it
   for (size_t next = 0; next < all.size();) {
     if (budget > 0 && seconds() >= budget) {
       spent = true;
@@ -173,9 +181,8 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
     // at a time, so that starting workers costs little.
     std::vector<runner::Item> items;
     while (next < all.size() && items.size() < kBatch) {
-      std::vector<runner::Item> more = all[next++]();
-      std::erase_if(more, [&](const runner::Item& item) { return done.count(item.id) > 0; });
-      std::move(more.begin(), more.end(), std::back_inserter(items));
+      for (runner::Item& item : all[next++]())
+        if (k++ % o.shard.count == o.shard.index && !done.count(item.id)) items.push_back(std::move(item));
     }
     runner::run_items(items, options, [&](const runner::ItemResult& r) {
       results.write(runner::item_record(r));
@@ -194,7 +201,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   write_findings(findings_path, findings);
   print_table(findings, out);
   size_t fresh = std::count_if(findings.all().begin(), findings.all().end(), [](const auto& f) { return !f.known; });
-  out << position << " items in " << std::fixed << std::setprecision(1) << seconds() << " s"
+  out << o.shard.label() << position << " items in " << std::fixed << std::setprecision(1) << seconds() << " s"
       << (spent ? " (the budget is spent)" : "") << ", " << findings.all().size() << " findings (" << fresh
       << " new); written to " << o.out << "\n";
   return fresh > 0 ? 1 : 0;
@@ -221,6 +228,7 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
   cmd->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str();
   cmd->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  add_shard_option(cmd, o->shard, "item");
   cmd->add_flag("--resume", o->resume,
                 "carry on a stopped hunt: the items in DIR/results.jsonl count, and are not run again");
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_hunt(*o, out, err); }; });

@@ -35,6 +35,7 @@ struct HuntCommand {
   unsigned jobs = 1;
   double timeout_s = 60;
   bool resume = false;  // carry on from DIR/results.jsonl: its items are not run again
+  Shard shard;          // item k of the hunt's order runs in shard k % N
 };
 
 // Runs the hunt; exit 1 when it found anything not known (a marked deviation or a known crash).

@@ -104,6 +104,33 @@ TEST(Hunt, AKilledHuntResumedFindsWhatAnUninterruptedOneFinds) {
   std::filesystem::remove_all(base);
 }
 
+// Two shards merged (ops-fuzz merge, then hunt --resume in the merged folder, which replays the
+// merged results and runs nothing) find what one unsharded hunt finds.
+TEST(Hunt, ShardsMergedFindWhatOneHuntFinds) {
+  auto base = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_shards_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  cli(hunt_args(base / "whole"));
+  for (const char* shard : {"0/2", "1/2"}) {
+    auto args = hunt_args(base / ("shard" + std::string(1, shard[0])));
+    args.insert(args.end(), {"--shard", shard});
+    auto r = cli(args);
+    EXPECT_THAT(r.out, HasSubstr("shard " + std::string(shard) + ": 180 items in ")) << r.out << r.err;
+  }
+  std::filesystem::create_directories(base / "merged");
+  auto merged = cli({"merge", (base / "merged" / "results.jsonl").string(),
+                     (base / "shard0" / "results.jsonl").string(), (base / "shard1" / "results.jsonl").string()});
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  auto args = hunt_args(base / "merged");
+  args.push_back("--resume");
+  auto replayed = cli(args);
+  EXPECT_THAT(replayed.err, HasSubstr("resume: 360 items already in "));
+  EXPECT_THAT(replayed.out, HasSubstr("360 items in "));
+  const auto expected = records(base / "whole" / "findings.jsonl");
+  ASSERT_GE(expected.size(), 2u);
+  EXPECT_EQ(records(base / "merged" / "findings.jsonl"), expected);
+  std::filesystem::remove_all(base);
+}
+
 // The budget is looked at between batches of items (256 at least, whole units): a spent one stops
 // the hunt with everything found so far written.
 TEST(Hunt, ASpentBudgetStopsItWithWhatItFound) {
