@@ -50,6 +50,18 @@ void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& confi
   cmd->add_option("--config", config, config_help())->check(config_validator());
 }
 
+void add_backends(CLI::App* cmd, std::string& backends, std::string& baseline) {
+  cmd->add_option("--backends", backends, "semicolon-separated backends (list-backends)")->capture_default_str();
+  cmd->add_option("--baseline", baseline, "the backend the others are compared with")->capture_default_str();
+}
+
+void add_workers(CLI::App* cmd, unsigned& jobs, double& timeout_s) {
+  cmd->add_option("--timeout-s", timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  cmd->add_option("--jobs,-j", jobs, "processes running items side by side")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
 void add_index(CLI::App* cmd, int64_t& index) {
   cmd->add_option("--index", index, "only the sample with this index (the ones before it are generated and dropped)")
       ->check(CLI::NonNegativeNumber);

@@ -33,6 +33,10 @@ void add_ops_option(CLI::App* cmd, OpSelection& s);
 void add_samples(CLI::App* cmd, uint64_t& seed, int64_t& max, std::string& config, const char* max_help);
 // --index: only the sample with this index of each op's stream.
 void add_index(CLI::App* cmd, int64_t& index);
+// --backends and --baseline: what run and hunt run items on, and compare with.
+void add_backends(CLI::App* cmd, std::string& backends, std::string& baseline);
+// --jobs and --timeout-s: the workers run and hunt run items in.
+void add_workers(CLI::App* cmd, unsigned& jobs, double& timeout_s);
 
 // --shard I/N: one part of a split that is the same on every machine (element k of a command's
 // ordered work belongs to shard k % N), so that CTest, Kubernetes or Slurm can run the parts side

@@ -223,11 +223,9 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
   cmd->add_flag("!--no-invalid", o->invalid, "no invalid samples");
   cmd->add_option("--max", o->max, "samples per op and configuration")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the samples")->capture_default_str();
-  cmd->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
-  cmd->add_option("--baseline", o->baseline, "the backend the others are compared with")->capture_default_str();
+  add_backends(cmd, o->backends, o->baseline);
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
-  cmd->add_option("--jobs,-j", o->jobs, "processes running items side by side")->capture_default_str();
-  cmd->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
+  add_workers(cmd, o->jobs, o->timeout_s);
   add_shard_option(cmd, o->shard, "item");
   cmd->add_flag("--resume", o->resume,
                 "carry on a stopped hunt: the items in DIR/results.jsonl count, and are not run again");

@@ -176,8 +176,7 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   run->add_flag("--invalid", o->invalid, "SpecDB samples that violate one constraint");
   add_samples(run, o->seed, o->max, o->config, "SpecDB samples per op");
   add_index(run, o->index);
-  run->add_option("--backends", o->backends, "semicolon-separated backends (list-backends)")->capture_default_str();
-  run->add_option("--baseline", o->baseline, "the backend others are compared with");
+  add_backends(run, o->backends, o->baseline);
   run->add_option("--test-ids", o->test_ids, "semicolon-separated test ids; one ending in '*' is a prefix");
   run->add_option("--skips", o->skips, "semicolon-separated ID:BACKEND pairs not to run");
   run->add_option("--out", o->out_path, "results file (JSONL, one record per item, flushed as they come)");
@@ -193,10 +192,7 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   run->add_option("--mode", o->mode, "1: accuracy (one comparison); 2: timing (every repeat's time and comparison)")
       ->capture_default_str()
       ->check(CLI::Range(1, 2));
-  run->add_option("--timeout-s", o->timeout_s, "per item and backend, in an isolated worker")->capture_default_str();
-  run->add_option("--jobs,-j", o->jobs, "processes running items side by side")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_workers(run, o->jobs, o->timeout_s);
   run->add_flag("!--no-isolate", o->isolate, "run in this process (faster; a crashing kernel ends the run)");
   run->add_flag("--backtraces", o->backtraces, "keep C++ backtraces in kernel error messages (slow)");
   add_shard_option(run, o->shard, "item");
