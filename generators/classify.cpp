@@ -370,7 +370,7 @@ Classification classify(const Spec& spec, const std::vector<c10::IValue>& args, 
     walk.joints();
   } catch (const ObserveError& e) { throw ObserveError(spec.op() + ": " + e.what()); }
   for (const std::string& rule : out.broken)
-    if (const UncheckedInputs* u = spec.unchecked_on(rule, args)) add_once(out.deviations, u->deviation->id);
+    if (const UncheckedInputs* u = spec.unchecked_inputs_for(rule, args)) add_once(out.deviations, u->deviation->id);
   return out;
 }
 

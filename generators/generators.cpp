@@ -231,7 +231,7 @@ uint64_t ArgumentTupleGenerator::tuples_per_round() const { return first_round_;
 // An invalid tuple on inputs where the kernel does not check the rule it breaks: a dead end, or
 // under the contract configuration a sample in that deviation.
 bool ArgumentTupleGenerator::keeps_to_checked_inputs(DeadEnd& cause) {
-  const UncheckedInputs* unchecked = spec_.unchecked_on(tuple_.violated, values_);
+  const UncheckedInputs* unchecked = spec_.unchecked_inputs_for(tuple_.violated, values_);
   if (!unchecked) return true;
   if (cfg_.contract) {
     tuple_.deviations.push_back(unchecked->deviation.get());

@@ -65,11 +65,12 @@ class Findings {
  public:
   // Adds the differences of the item run at `position`; returns the findings they opened.
   std::vector<const Finding*> add(const runner::ItemResult& result, uint64_t position);
-  // Adds one difference of item `item_id`; returns its finding when it opened one.
-  const Finding* add(const Difference& d, const std::string& item_id, uint64_t position);
   const std::deque<Finding>& all() const { return findings_; }
 
  private:
+  // Adds one difference of item `item_id`; returns its finding when it opened one.
+  const Finding* add(const Difference& d, const std::string& item_id, uint64_t position);
+
   std::map<std::string, Finding*> by_key_;
   std::map<std::string, int> per_prefix_;  // findings so far per (op, backend, kind): ids count them
   std::deque<Finding> findings_;           // stable addresses

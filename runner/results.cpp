@@ -249,13 +249,17 @@ void JsonlWriter::write(const json& record) {
   std::fflush(file_);
 }
 
-std::set<std::string> completed_items(const std::string& path) {
-  std::set<std::string> ids;
+void for_each_item_record(const std::string& path, const std::function<void(const json&)>& fn) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("type", "") == "item" && j.contains("id")) ids.insert(j["id"].get<std::string>());
+    if (j.is_object() && j.value("type", "") == "item" && j.contains("id")) fn(j);
   }
+}
+
+std::set<std::string> completed_items(const std::string& path) {
+  std::set<std::string> ids;
+  for_each_item_record(path, [&](const json& j) { ids.insert(j["id"].get<std::string>()); });
   return ids;
 }
 

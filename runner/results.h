@@ -4,6 +4,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -52,6 +53,9 @@ class JsonlWriter {
   std::FILE* file_ = nullptr;
 };
 
+// Calls fn on each item record of a results file, in order; unreadable lines (a cut last line of
+// a killed run) are skipped.
+void for_each_item_record(const std::string& path, const std::function<void(const nlohmann::json&)>& fn);
 // The ids of the item records already in a results file (unreadable lines are ignored).
 std::set<std::string> completed_items(const std::string& path);
 

@@ -19,6 +19,7 @@
 #include "suite/ids.h"
 #include "suite/suite.h"
 #include "tools/merge.h"
+#include "tools/run_command.h"
 #include "tools/sweep.h"
 
 namespace opsfuzz {
@@ -89,14 +90,11 @@ std::vector<Unit> units(const HuntCommand& o) {
 // killed hunt is skipped); returns their ids.
 std::set<std::string> replay(const std::string& path, hunt::Findings& findings, uint64_t& position) {
   std::set<std::string> done;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    json record = json::parse(line, nullptr, false);
-    if (!record.is_object() || record.value("type", "") != "item") continue;
+  runner::for_each_item_record(path, [&](const json& record) {
     runner::RecordedItem item = runner::item_from_record(record);
     findings.add(item.result, position++);
     done.insert(item.item->id);
-  }
+  });
   return done;
 }
 
@@ -132,11 +130,8 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   if (o.out.empty()) throw UsageError("hunt: --out DIR is required");
   for (const std::string& c : split(o.configs, ','))
     if (c != "default") Config::parse(words_of(c));  // an unknown word fails here, before any work
-  runner::RunOptions options;
-  options.backends = split(o.backends, ';');
-  options.baseline = o.baseline;
-  for (const auto& name : options.backends) runner::find_backend(name);
-  runner::find_backend(o.baseline);
+  if (o.baseline.empty()) throw UsageError("hunt: --baseline names the backend the others are compared with");
+  runner::RunOptions options = backend_options(o.backends, o.baseline);
   options.jobs = o.jobs, options.timeout_s = o.timeout_s;
   const double budget = o.budget.empty() ? 0 : parse_budget(o.budget);
 

@@ -20,19 +20,24 @@ namespace opsfuzz {
 
 using nlohmann::json;
 
+runner::RunOptions backend_options(const std::string& backends, const std::string& baseline) {
+  runner::RunOptions r;
+  r.backends = split(backends, ';');
+  r.baseline = baseline;
+  for (const auto& name : r.backends) runner::find_backend(name);  // unknown names fail here
+  if (!r.baseline.empty()) runner::find_backend(r.baseline);
+  return r;
+}
+
 namespace {
 
 runner::RunOptions run_options(const RunCommand& o) {
-  runner::RunOptions r;
-  r.backends = split(o.backends, ';');
-  r.baseline = o.baseline;
+  runner::RunOptions r = backend_options(o.backends, o.baseline);
   for (const std::string& skip : split(o.skips, ';')) {
     size_t colon = skip.rfind(':');
     if (colon == std::string::npos) throw UsageError("--skips: '" + skip + "' is not ID:BACKEND");
     r.skips.insert({skip.substr(0, colon), skip.substr(colon + 1)});
   }
-  for (const auto& name : r.backends) runner::find_backend(name);  // unknown names fail here
-  if (!r.baseline.empty()) runner::find_backend(r.baseline);
   r.repeats = o.repeats, r.mode = o.mode, r.timeout_s = o.timeout_s;
   r.isolate = o.isolate, r.backtraces = o.backtraces, r.jobs = o.jobs;
   return r;

@@ -12,6 +12,9 @@
 namespace CLI {
 class App;
 }
+namespace opsfuzz::runner {
+struct RunOptions;
+}
 
 namespace opsfuzz {
 
@@ -36,6 +39,10 @@ struct RunCommand {
   bool isolate = true, backtraces = false;
   Shard shard;  // item k of make_items' order runs in shard k % N
 };
+
+// Run options for the backends of --backends (semicolon-separated) and --baseline ("" for none),
+// each name checked: an unknown one throws, listing the registered ones.
+runner::RunOptions backend_options(const std::string& backends, const std::string& baseline);
 
 int run_items_command(const RunCommand& o, std::ostream& out, std::ostream& err);
 int list_backends(std::ostream& out);

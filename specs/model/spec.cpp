@@ -188,7 +188,8 @@ bool Spec::has_rule(const std::string& label) const {
   return std::any_of(joints_.begin(), joints_.end(), [&](const auto& j) { return j.label == label; });
 }
 
-const UncheckedInputs* Spec::unchecked_on(const std::string& rule, const std::vector<c10::IValue>& values) const {
+const UncheckedInputs* Spec::unchecked_inputs_for(const std::string& rule,
+                                                  const std::vector<c10::IValue>& values) const {
   for (const auto& u : unchecked_inputs_)
     if (u.covers(rule) && u.holds(Inputs(*this, values))) return &u;
   return nullptr;

@@ -332,7 +332,7 @@ class Spec {
   const std::vector<UncheckedInputs>& unchecked_inputs() const { return unchecked_inputs_; }
   // The unchecked inputs `values` (in the order of args()) fall on when they break `rule`, or
   // nullptr when the kernel checks it on them.
-  const UncheckedInputs* unchecked_on(const std::string& rule, const std::vector<c10::IValue>& values) const;
+  const UncheckedInputs* unchecked_inputs_for(const std::string& rule, const std::vector<c10::IValue>& values) const;
   int index_of(std::string_view arg) const;  // -1 when the spec has no such argument
   std::vector<DeviationSite> deviations() const;
   // Every name a spec uses resolves and no dependency cycles: throws std::invalid_argument

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runner/results.h"
 #include "tests/tools/cli_run.h"
 #include "tools/commands.h"
 #include "tools/hunt_command.h"
@@ -62,11 +63,10 @@ std::vector<std::string> hunt_args(const std::filesystem::path& dir) {
           "60",   "--backends", "torchscript_cpu;eager_cpu_fp64", "--out",     dir.string()};
 }
 
+// The item records of a results file (a cut last line is skipped), counted with their repeats.
 size_t item_lines(const std::filesystem::path& results) {
-  std::ifstream in(results);
   size_t n = 0;
-  for (std::string line; std::getline(in, line);)
-    n += line.find("\"type\": \"item\"") != std::string::npos || line.find("\"type\":\"item\"") != std::string::npos;
+  runner::for_each_item_record(results.string(), [&](const nlohmann::json&) { ++n; });
   return n;
 }
 

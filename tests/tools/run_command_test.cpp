@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runner/results.h"
 #include "tests/tools/cli_run.h"
 
 namespace opsfuzz {
@@ -34,10 +35,7 @@ std::vector<std::string> lines_of(const std::string& path) {
 // The item ids of a results file, in order (a cut last line is skipped).
 std::vector<std::string> item_ids(const std::string& path) {
   std::vector<std::string> ids;
-  for (const auto& line : lines_of(path)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j["type"] == "item") ids.push_back(j["id"]);
-  }
+  runner::for_each_item_record(path, [&](const nlohmann::json& j) { ids.push_back(j["id"]); });
   return ids;
 }
 
