@@ -84,6 +84,10 @@ std::vector<Difference> differences(const ItemResult& result) {
       for (const runner::Diff& diff : *r->diff)
         if (!diff.match) {
           found = difference(*r, Kind::Mismatch, diff.why.empty() ? diff.code + ": " + diff.msg : diff.why);
+          if (diff.triage) {
+            found->verdict = diff.triage->verdict, found->blame = diff.triage->blame;
+            found->set_aside = diff.triage->set_aside();
+          }
           break;
         }
     if (found) out.push_back(std::move(*found));
@@ -103,9 +107,22 @@ std::string normalized(const std::string& message) {
   return std::regex_replace(s, numbers, "N");
 }
 
+std::string message_key(const Difference& d) {
+  std::string key = normalized(d.message);
+  if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.dtype);
+  return key;
+}
+
+bool occurs_in(const Difference& d, const Finding& f) {
+  return d.op == f.op && d.backend == f.backend && d.kind == f.kind && message_key(d) == f.key;
+}
+
 const Finding* Findings::add(const Difference& d, const std::string& item_id, uint64_t position) {
-  std::string message_key = normalized(d.message);
-  if (d.kind == Kind::Mismatch) message_key += " | " + dtype_category(d.dtype);
+  if (d.set_aside) {
+    ++set_aside_[d.verdict];
+    if (!keep_set_aside_) return nullptr;
+  }
+  std::string message_key = hunt::message_key(d);
   std::string key = d.op + " | " + d.backend + " | " + name(d.kind) + " | " + message_key;
   auto [it, fresh] = by_key_.try_emplace(key, nullptr);
   if (fresh) {
@@ -113,6 +130,7 @@ const Finding* Findings::add(const Difference& d, const std::string& item_id, ui
     std::string prefix = identifier(d.op) + "-" + d.backend + "-" + name(d.kind);
     f.id = prefix + "-" + std::to_string(++per_prefix_[prefix]);
     f.op = d.op, f.backend = d.backend, f.baseline = d.baseline, f.kind = d.kind;
+    f.verdict = d.verdict, f.blame = d.blame;
     f.message = d.message, f.key = message_key, f.first = position, f.known = d.known;
     it->second = &f;
   }
@@ -138,8 +156,8 @@ nlohmann::json to_json(const Finding& f) {
           {"backend", f.backend},
           {"baseline", f.baseline},
           {"kind", name(f.kind)},
-          {"blame", nullptr},
-          {"triage", nullptr},
+          {"blame", f.blame.empty() ? json(nullptr) : json(f.blame)},
+          {"triage", f.verdict.empty() ? json(nullptr) : json(f.verdict)},
           {"message", f.message},
           {"key", f.key},
           {"count", f.count},

@@ -361,7 +361,7 @@ at::Tensor element_offsets(const at::Tensor& dense) {
 struct FiniteDifferences {
   std::vector<at::Tensor> gradients;
   int64_t kinks = 0;     // L is not differentiable at the input element (relu at 0, a tie, a jump)
-  int64_t unstable = 0;  // a step left the domain: the kernel refused, or non-finite, or reshaped
+  int64_t unstable = 0;  // a step left the domain (the kernel refused, non-finite, reshaped) or was not resolved
 };
 
 // dL/dx for each input element by central differences. Where L is not differentiable at the input
@@ -412,10 +412,16 @@ class Differencer {
   }
 
   // The selected outputs with x moved by `step` (then put back), or nullopt when the call fails
-  // there, is not finite or changes shape.
+  // there, is not finite or changes shape, or x cannot move by that step.
   std::optional<at::Tensor> outputs_with(double& x, double step) {
     const double x0 = x;
     x = x0 + step;
+    // A step the input's precision cannot resolve (|x| near 1e7 and above): the difference
+    // quotient would divide rounding by the step asked for, not the step taken.
+    if (std::abs((x - x0) - step) > 1e-3 * std::abs(step)) {
+      x = x0;
+      return std::nullopt;
+    }
     std::optional<at::Tensor> y;
     try {
       y = flat_outputs(eval_(inputs_), pass_.outputs);

@@ -164,18 +164,26 @@ bool has_fusion_group(const jit::Block* block) {
   return false;
 }
 
-// The kernel's own message from an interpreter error: its header, traceback and Python
-// exception name dropped, so that the message reads as eager's.
-std::string kernel_message(const std::string& text) {
+// The kernel's own error from an interpreter error, rethrown: its header and traceback dropped so
+// that the message reads as eager's, and of the class the kernel raised (the interpreter reports
+// every error as a RuntimeError, naming the kernel's Python exception in its text).
+[[noreturn]] void rethrow_kernel_error(const std::string& text) {
   static const std::string header = "The following operation failed in the TorchScript interpreter.\n";
-  if (!text.starts_with(header)) return text;
+  if (!text.starts_with(header)) throw std::runtime_error(text);
   std::string message = text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
+  std::string type;
   auto letter = [](unsigned char c) { return std::isalpha(c) != 0; };
   if (size_t name_end = message.find("Error: ");
-      name_end != std::string::npos && name_end > 0 && std::all_of(message.begin(), message.begin() + name_end, letter))
+      name_end != std::string::npos && name_end > 0 && std::all_of(message.begin(), message.begin() + name_end, letter)) {
+    type = message.substr(0, name_end + 5);
     message = message.substr(name_end + 7);
+  }
   while (!message.empty() && message.back() == '\n') message.pop_back();
-  return message;
+  if (type == "IndexError") throw c10::IndexError(message, "");
+  if (type == "ValueError") throw c10::ValueError(message, "");
+  if (type == "TypeError") throw c10::TypeError(message, "");
+  if (type == "NotImplementedError") throw c10::NotImplementedError(message, "");
+  throw std::runtime_error(message);
 }
 
 // Profiling runs before the optimized plan exists (one by default; more are allowed in case the
@@ -197,7 +205,7 @@ class SingleOpModel : public Model {
       jit::Stack stack = graph_inputs(deep_copy(call));  // an in-place op must see fresh inputs
       try {
         executor_.run(stack);
-      } catch (const std::exception& e) { throw std::runtime_error(kernel_message(e.what())); }
+      } catch (const std::exception& e) { rethrow_kernel_error(e.what()); }
       if (executor_.isOptimized()) return output(std::move(stack));
     }
     throw std::runtime_error(what_ + ": the profiling executor did not optimize the graph in " +

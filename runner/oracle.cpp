@@ -59,13 +59,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 template <typename T> constexpr bool is_float_like =
     std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
 
-// Shortest text that reads back as the same value of T (Half and BFloat16 through float).
-template <typename T> std::string number_text(T v) {
-  std::array<char, 64> buffer{};
-  auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
-  return std::string(buffer.data(), ec == std::errc() ? end : buffer.data());
-}
-
 template <typename T> std::string value_text(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v ? "True" : "False";
@@ -193,17 +186,6 @@ at::Tensor plain(const at::Tensor& t, c10::ScalarType dtype) {
 }
 
 // ---------------------------------------------------------------------------------- leaves
-
-// The index of the flat (row-major) position `flat` in a tensor of `sizes`: " at [1, 4]".
-std::string index_text(int64_t flat, c10::IntArrayRef sizes) {
-  if (sizes.empty()) return "";
-  std::vector<int64_t> index(sizes.size());
-  for (size_t d = sizes.size(); d-- > 0;) {
-    index[d] = flat % sizes[d];
-    flat /= sizes[d];
-  }
-  return " at " + sizes_text(index);
-}
 
 std::string leaf_name(const std::string& path) { return path.empty() ? "output" : "output " + path; }
 

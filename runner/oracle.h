@@ -23,6 +23,18 @@ Tolerance default_tolerance(c10::ScalarType dtype);
 // reference gets Half's).
 Tolerance tolerance_for(c10::ScalarType a, c10::ScalarType b, std::optional<c10::ScalarType> precision);
 
+// What triage (runner/triage.h) made of a mismatch with the baseline: judged against a float64
+// evaluation of the same inputs, whether it is a finding and which side departs.
+struct Triage {
+  // Set aside (not a finding), by the rule that explains it: "arbitration" (both sides within
+  // their dtype's tolerance of the float64 value), "low_precision", "conditioning", "range".
+  // Standing (a finding): "wrong_value", "non_finite", "no_reference" (no float64 evaluation).
+  std::string verdict;
+  std::string blame;  // "backend", "baseline", "both", "none"; "" without a float64 reference
+  std::string why;    // the element that decided, with the three values and its bound
+  bool set_aside() const;
+};
+
 // One comparison of an output with its reference: opdiff's diff_all entry plus our verdict.
 struct Diff {
   // opdiff's "ok": the outputs are comparable (not: equal). When false, `code` says why:
@@ -37,6 +49,7 @@ struct Diff {
   // For a mismatch, the first difference found, naming the leaf and element:
   // "output 0 at [1, 4]: 1.5 vs reference 1.25 (atol 1e-05, rtol 1.3e-06)".
   std::string why;
+  std::optional<Triage> triage;  // a mismatch with the baseline, triaged (RunOptions::triage)
 };
 
 // Compares `output` with `reference` leaf by leaf (runner/values.h flatten). Integral and bool

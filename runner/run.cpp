@@ -14,6 +14,7 @@
 #include "generators/generators.h"
 #include "runner/op_facts.h"
 #include "runner/results.h"
+#include "runner/triage.h"
 #include "suite/materialize.h"
 #include "suite/model.h"
 #include "suite/modules.h"
@@ -243,7 +244,7 @@ bool all_ok(const BackendResult& r) {
 
 // opdiff's diff_all for a run: side a against side b for a pair; otherwise against the backend's
 // own reference, or the baseline's outputs. nullopt when there is nothing to compare.
-void compare_run(const Item& item, Run& run, const Run* baseline) {
+void compare_run(const Item& item, Run& run, const Run* baseline, bool triage_mismatches) {
   if (!all_ok(run.result) || item.no_compare) return;
   auto defined = [&](size_t side, const c10::IValue& v) { return contract_outputs(*item.sides[side].call, v); };
   std::vector<Diff> diffs;
@@ -256,10 +257,14 @@ void compare_run(const Item& item, Run& run, const Run* baseline) {
     }
     out.value = defined(0, out.value);
     if (item.pair()) diffs.push_back(compare(out, defined(1, outs[1][rep].value)));
-    else if (baseline && all_ok(baseline->result) && !baseline->outputs[0].empty())
-      diffs.push_back(
-          compare(out, defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value)));
-    else return;
+    else if (baseline && all_ok(baseline->result) && !baseline->outputs[0].empty()) {
+      const c10::IValue reference =
+          defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value);
+      diffs.push_back(compare(out, reference));
+      if (triage_mismatches && !diffs.back().match) diffs.back().triage = triage(*item.sides[0].call, out, reference);
+    } else {
+      return;
+    }
   }
   run.result.diff = std::move(diffs);
 }
@@ -296,7 +301,7 @@ class Plan {
       }
       if (baseline_item_ == i && baseline_) baseline = &*baseline_;
     }
-    compare_run(item, run, baseline);
+    compare_run(item, run, baseline, options_.triage);
     return std::move(run.result);
   }
 

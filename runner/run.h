@@ -86,6 +86,7 @@ struct RunOptions {
   bool isolate = true;                                  // false: in this process (a crash ends the run)
   unsigned jobs = 1;                                    // processes running batches of items side by side
   bool backtraces = false;                              // keep c10 backtraces in error messages
+  bool triage = false;  // judge each mismatch with the baseline against float64 (runner/triage.h)
 };
 
 // One side's run on one backend (opdiff's "res" entry).

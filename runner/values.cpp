@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include "argtypes/text.h"
+
 namespace opsfuzz::runner {
 
 c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& fn) {
@@ -58,6 +60,16 @@ std::vector<Leaf> flatten(const c10::IValue& v) {
   std::vector<Leaf> out;
   walk(v, "", out);
   return out;
+}
+
+std::string index_text(int64_t flat, c10::IntArrayRef sizes) {
+  if (sizes.empty()) return "";
+  std::vector<int64_t> index(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = flat % sizes[d];
+    flat /= sizes[d];
+  }
+  return " at " + sizes_text(index);
 }
 
 }  // namespace opsfuzz::runner

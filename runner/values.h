@@ -3,6 +3,9 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <array>
+#include <charconv>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,5 +26,15 @@ struct Leaf {
 };
 // The leaves of an output in order: tensors, numbers and bools; tuples and lists walked.
 std::vector<Leaf> flatten(const c10::IValue& v);
+
+// Where the flat (row-major) position `flat` lies in a tensor of `sizes`: " at [1, 4]"; "" for 0-d.
+std::string index_text(int64_t flat, c10::IntArrayRef sizes);
+
+// Shortest text that reads back as the same value of T (float or double).
+template <typename T> std::string number_text(T v) {
+  std::array<char, 64> buffer{};
+  auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
+  return std::string(buffer.data(), ec == std::errc() ? end : buffer.data());
+}
 
 }  // namespace opsfuzz::runner

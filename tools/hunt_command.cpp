@@ -19,6 +19,7 @@
 #include "suite/ids.h"
 #include "suite/suite.h"
 #include "tools/merge.h"
+#include "tools/reproducers.h"
 #include "tools/run_command.h"
 #include "tools/sweep.h"
 
@@ -86,23 +87,50 @@ std::vector<Unit> units(const HuntCommand& o) {
   return out;
 }
 
+// A finding whose reproducers are still to be made, with its first item's origin.
+using Pending = std::vector<std::pair<const hunt::Finding*, runner::Origin>>;
+
+// Notes the findings `opened` by an item for reproduction (a suite's test has no sample to shrink).
+void note_opened(const std::vector<const hunt::Finding*>& opened, const runner::Item& item, Pending& pending) {
+  if (item.origin)
+    for (const hunt::Finding* f : opened) pending.emplace_back(f, *item.origin);
+}
+
 // Replays the item records of a results file into `findings`, in file order (a cut last line of a
 // killed hunt is skipped); returns their ids.
-std::set<std::string> replay(const std::string& path, hunt::Findings& findings, uint64_t& position) {
+std::set<std::string> replay(const std::string& path, hunt::Findings& findings, uint64_t& position, Pending& opened) {
   std::set<std::string> done;
   runner::for_each_item_record(path, [&](const json& record) {
     runner::RecordedItem item = runner::item_from_record(record);
-    findings.add(item.result, position++);
+    note_opened(findings.add(item.result, position++), *item.item, opened);
     done.insert(item.item->id);
   });
   return done;
 }
 
-void write_findings(const std::string& path, const hunt::Findings& findings) {
+// The reproductions a stopped hunt's findings.jsonl already has, by finding id.
+std::map<std::string, Reproduction> written_reproductions(const std::string& path) {
+  std::map<std::string, Reproduction> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    try {
+      json j = json::parse(line);
+      if (j.contains("reproducers")) out[j.at("id").get<std::string>()] = reproduction_from_json(j);
+    } catch (const std::exception&) {}  // a line of another layout: made again
+  }
+  return out;
+}
+
+void write_findings(const std::string& path, const hunt::Findings& findings,
+                    const std::map<std::string, Reproduction>& reproductions) {
   std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp);
-    for (const hunt::Finding& finding : findings.all()) f << hunt::to_json(finding).dump() << "\n";
+    for (const hunt::Finding& finding : findings.all()) {
+      json line = hunt::to_json(finding);
+      if (auto it = reproductions.find(finding.id); it != reproductions.end()) line.update(to_json(it->second));
+      f << line.dump() << "\n";
+    }
   }
   std::filesystem::rename(tmp, path);  // readers never see a half-written file
 }
@@ -124,6 +152,26 @@ void print_table(const hunt::Findings& findings, std::ostream& out) {
         << (f.known ? *f.known : "-") << "\n";
 }
 
+// Shrinks each pending finding's first sample and writes its reproducers (reproducers.h), unless a
+// stopped hunt already did; findings.jsonl is rewritten with them.
+void make_reproducers(Pending& pending, const runner::RunOptions& options, const std::string& dir,
+                      std::map<std::string, Reproduction>& reproductions, const std::string& findings_path,
+                      const hunt::Findings& findings) {
+  if (pending.empty()) return;
+  for (const auto& [finding, origin] : pending)
+    if (!reproductions.count(finding->id)) reproductions[finding->id] = reproduce(*finding, origin, options, dir);
+  pending.clear();
+  write_findings(findings_path, findings, reproductions);
+}
+
+// What triage explained, per rule: nothing vanishes without a count.
+void print_set_aside(const hunt::Findings& findings, bool triage, std::ostream& out) {
+  if (findings.set_aside().empty()) return;
+  out << (triage ? "set aside by triage:" : "triage would set aside (--no-triage: listed as findings):");
+  for (const auto& [rule, count] : findings.set_aside()) out << " " << rule << " " << count;
+  out << " differences\n";
+}
+
 }  // namespace
 
 int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
@@ -132,18 +180,21 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
     if (c != "default") Config::parse(words_of(c));  // an unknown word fails here, before any work
   if (o.baseline.empty()) throw UsageError("hunt: --baseline names the backend the others are compared with");
   runner::RunOptions options = backend_options(o.backends, o.baseline);
-  options.jobs = o.jobs, options.timeout_s = o.timeout_s;
+  options.jobs = o.jobs, options.timeout_s = o.timeout_s, options.triage = true;
   const double budget = o.budget.empty() ? 0 : parse_budget(o.budget);
 
   std::filesystem::create_directories(o.out);
   const std::string findings_path = (std::filesystem::path(o.out) / "findings.jsonl").string();
   const std::string results_path = (std::filesystem::path(o.out) / "results.jsonl").string();
-  hunt::Findings findings;
+  hunt::Findings findings(!o.triage);
   uint64_t position = 0;
   const bool resuming = o.resume && std::filesystem::exists(results_path);
   std::set<std::string> done;
+  Pending pending;  // findings opened, waiting for their reproducers
+  std::map<std::string, Reproduction> reproductions;
   if (resuming) {
-    done = replay(results_path, findings, position);
+    done = replay(results_path, findings, position, pending);
+    reproductions = written_reproductions(findings_path);
     err << "resume: " << done.size() << " items already in " << results_path << ", " << findings.all().size()
         << " findings\n";
   }
@@ -185,16 +236,20 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
       if (!opened.empty()) {
         if (progress) err << "\r\033[K";
         for (const hunt::Finding* f : opened) err << "finding " << one_line(*f) << "\n";
-        write_findings(findings_path, findings);
+        note_opened(opened, *r.item, pending);
+        write_findings(findings_path, findings, reproductions);
       }
       if (progress)
         err << "\r" << position << " items, " << std::fixed << std::setprecision(1) << position / seconds()
             << " items/s, " << findings.all().size() << " findings; " << r.item->id << "\033[K" << std::flush;
     });
+    make_reproducers(pending, options, o.out, reproductions, findings_path, findings);
   }
+  if (!spent) make_reproducers(pending, options, o.out, reproductions, findings_path, findings);
   if (progress) err << "\r\033[K";
-  write_findings(findings_path, findings);
+  write_findings(findings_path, findings, reproductions);
   print_table(findings, out);
+  print_set_aside(findings, o.triage, out);
   size_t fresh = std::count_if(findings.all().begin(), findings.all().end(), [](const auto& f) { return !f.known; });
   out << o.shard.label() << position << " items in " << std::fixed << std::setprecision(1) << seconds() << " s"
       << (spent ? " (the budget is spent)" : "") << ", " << findings.all().size() << " findings (" << fresh
@@ -222,6 +277,9 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
   add_workers(cmd, o->jobs, o->timeout_s);
   add_shard_option(cmd, o->shard, "item");
+  cmd->add_flag("!--no-triage", o->triage,
+                "list every difference as a finding, also those triage explains by rounding, conditioning, range "
+                "or low precision (still judged and labelled)");
   cmd->add_flag("--resume", o->resume,
                 "carry on a stopped hunt: the items in DIR/results.jsonl count, and are not run again");
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return run_hunt(*o, out, err); }; });

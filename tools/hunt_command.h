@@ -34,6 +34,7 @@ struct HuntCommand {
   std::string budget;  // "10m", "90s", "1h": stops cleanly once spent; "" for none
   unsigned jobs = 1;
   double timeout_s = 60;
+  bool triage = true;   // set aside the mismatches triage explains (runner/triage.h); counted per rule
   bool resume = false;  // carry on from DIR/results.jsonl: its items are not run again
   Shard shard;          // item k of the hunt's order runs in shard k % N
 };

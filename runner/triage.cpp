@@ -1,0 +1,276 @@
+#include "runner/triage.h"
+
+#include <ATen/ATen.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "runner/op_facts.h"
+#include "runner/values.h"
+#include "suite/modules.h"
+
+namespace opsfuzz::runner {
+
+bool Triage::set_aside() const {
+  return verdict == "arbitration" || verdict == "low_precision" || verdict == "conditioning" || verdict == "range";
+}
+
+namespace {
+
+bool is_floating(const at::Tensor& t) { return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()); }
+
+// t in float64 (complex128); with `absolute`, its absolute values with non-finite ones as 0: the
+// magnitude of the finite terms (an infinite input's own result is judged by the float64 value).
+at::Tensor in_float64(const at::Tensor& t, bool absolute) {
+  if (!is_floating(t)) return t;
+  const at::ScalarType to = at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble;
+  if (!absolute) return t.to(to);
+  at::Tensor magnitude = t.abs().to(at::kDouble);
+  return at::where(at::isfinite(magnitude), magnitude, at::zeros_like(magnitude)).to(to);
+}
+
+// A dtype argument asking for a floating dtype, asking for its float64 kind instead.
+c10::IValue float64_dtype_argument(const c10::Argument& param, const c10::IValue& v) {
+  c10::TypePtr type = param.real_type();
+  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+  if (type->kind() != c10::TypeKind::ScalarTypeType || !v.isInt()) return v;
+  const auto dtype = static_cast<at::ScalarType>(v.toInt());
+  if (at::isComplexType(dtype)) return static_cast<int64_t>(at::kComplexDouble);
+  if (at::isFloatingType(dtype)) return static_cast<int64_t>(at::kDouble);
+  return v;
+}
+
+}  // namespace
+
+c10::IValue evaluate_in_float64(const Call& call, bool absolute) {
+  auto convert = [absolute](const at::Tensor& t) { return in_float64(t, absolute); };
+  std::vector<c10::IValue> args;
+  for (const c10::IValue& v : call.args) args.push_back(map_tensors(v, convert));
+  if (call.op) {
+    const auto& params = call.op->schema().arguments();
+    for (size_t i = 0; i < params.size() && i < args.size(); ++i) args[i] = float64_dtype_argument(params[i], args[i]);
+    return opcall::to_python(call.op->call(std::move(args)));
+  }
+  if (absolute) throw std::invalid_argument("no magnitude for a module's parameters");
+  opcall::Kwargs kwargs;
+  for (const auto& [name, v] : call.kwargs) kwargs.emplace_back(name, map_tensors(v, convert));
+  return suite::converted_copy(*call.module, at::kDouble)->forward(args, kwargs);
+}
+
+namespace {
+
+// What an output's dtype allows an element to be off by.
+struct Limits {
+  bool exact = false;     // integral and bool: equal or wrong
+  Tolerance tolerance;    // the dtype's ordinary tolerance (oracle.h default_tolerance)
+  double max = 0;         // its largest finite value
+  double eps = 0;         // machine epsilon of the type its kernels accumulate in
+  int mantissa_bits = 0;  // float16 and bfloat16: stored mantissa bits (their ulps count); 0 otherwise
+  int min_exponent = 0;   // float16 and bfloat16: exponent of the smallest normal value
+};
+
+Limits limits_of(at::ScalarType dtype) {
+  Limits l;
+  l.tolerance = default_tolerance(dtype);
+  switch (c10::toRealValueType(dtype)) {
+    case at::kDouble: l.max = DBL_MAX, l.eps = DBL_EPSILON; break;
+    case at::kFloat: l.max = FLT_MAX, l.eps = FLT_EPSILON; break;
+    case at::kHalf: l.max = 65504, l.eps = FLT_EPSILON, l.mantissa_bits = 10, l.min_exponent = -14; break;
+    case at::kBFloat16:
+      l.max = static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
+      l.eps = FLT_EPSILON, l.mantissa_bits = 7, l.min_exponent = -126;
+      break;
+    default: l.exact = true;
+  }
+  return l;
+}
+
+// The gap between neighbouring values of a float16/bfloat16 dtype at magnitude a.
+double spacing(double a, const Limits& l) {
+  int exponent = 0;
+  std::frexp(a, &exponent);  // a = f * 2^exponent, f in [0.5, 1): the leading bit is 2^(exponent - 1)
+  return std::ldexp(1.0, std::max(a == 0 ? l.min_exponent : exponent - 1, l.min_exponent) - l.mantissa_bits);
+}
+
+// Verdicts of one element, from agreeing to departing: the worst of a mismatch's elements decides.
+enum class Verdict { Same, Arbitration, LowPrecision, Conditioning, Range, NonFinite, WrongValue };
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Same:
+    case Verdict::Arbitration: return "arbitration";
+    case Verdict::LowPrecision: return "low_precision";
+    case Verdict::Conditioning: return "conditioning";
+    case Verdict::Range: return "range";
+    case Verdict::NonFinite: return "non_finite";
+    case Verdict::WrongValue: return "wrong_value";
+  }
+  return "?";
+}
+
+bool departs(Verdict v) { return v >= Verdict::NonFinite; }
+
+using Complex = c10::complex<double>;
+bool is_nan(Complex z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
+bool is_finite(Complex z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); }
+
+// What the call's inputs tell every element's bound.
+struct Context {
+  Limits limits;
+  double terms = 1;     // elements of the largest floating input
+  double largest = 0;   // the largest finite |element| of the floating inputs
+  double reduced = 1;   // terms per element of the leaf judged, as a reduction has them: terms / its elements
+};
+
+// One side's value v against the float64 value r, with magnitude m (NaN when unknown).
+Verdict judge(Complex v, Complex r, double m, const Context& c) {
+  if (v == r || (is_nan(v) && is_nan(r))) return Verdict::Same;
+  if (c.limits.exact) return Verdict::WrongValue;
+  const double size = std::abs(r);
+  // Beyond the dtype's range: the exact value, the sum of the finite terms' magnitudes, or a
+  // reduction's partial sums of its largest terms (a mean of values near the maximum). NaN is not.
+  const bool beyond = (std::isfinite(size) && size > c.limits.max) || m > c.limits.max ||
+                      c.reduced * c.largest > c.limits.max;
+  if (!is_finite(v) || !is_finite(r)) {
+    if (beyond) return Verdict::Range;
+    return is_finite(r) ? Verdict::NonFinite : Verdict::WrongValue;
+  }
+  const double error = std::abs(v - r);
+  double bound = c.limits.tolerance.atol + c.limits.tolerance.rtol * size;
+  if (error <= bound) return Verdict::Arbitration;
+  if (c.limits.mantissa_bits > 0) {
+    bound += 2 * spacing(size, c.limits);
+    if (error <= bound) return Verdict::LowPrecision;
+  }
+  bound += c.terms * c.limits.eps * (std::isnan(m) ? size : std::max(size, m));
+  if (error <= bound) return Verdict::Conditioning;
+  return beyond ? Verdict::Range : Verdict::WrongValue;
+}
+
+// Shortest text that reads back as the same double.
+std::string text(double v) { return number_text(v); }
+std::string text(Complex z) {
+  if (z.imag() == 0) return text(z.real());
+  std::string out = "(";
+  out.append(text(z.real())).append(z.imag() < 0 ? "" : "+").append(text(z.imag())).append("j)");
+  return out;
+}
+
+// The mismatch as it is judged so far: the worst element of each side and the element that decided.
+struct Judgement {
+  Verdict backend = Verdict::Same, baseline = Verdict::Same;
+  Verdict decided = Verdict::Same;
+  std::string why;
+
+  void add(Verdict x, Verdict b, const std::function<std::string()>& describe) {
+    backend = std::max(backend, x), baseline = std::max(baseline, b);
+    // The first departing element decides; until one departs, the first needing the loosest rule.
+    const Verdict worst = std::max(x, b);
+    const bool first_departure = departs(worst) && !departs(decided);
+    if (first_departure || (!departs(decided) && worst > decided)) decided = worst, why = describe();
+  }
+};
+
+at::Tensor flat_values(const at::Tensor& t, bool complex) {
+  return t.resolve_conj().resolve_neg().to(complex ? at::kComplexDouble : at::kDouble).contiguous().view(-1);
+}
+
+// Judges the elements where a backend's leaf x and the baseline's b differ, against the float64
+// leaf r and the magnitude leaf m (nullptr when unknown). `precision` is the dtype the backend
+// computed in when it cast its results back (oracle.h Output::precision).
+void judge_leaf(const Leaf& x, const Leaf& b, const Leaf& r, const Leaf* m, std::optional<at::ScalarType> precision,
+                Context c, Judgement& j) {
+  const at::ScalarType dtype = x.value.scalar_type();
+  c.limits = limits_of(dtype);
+  if (!c.limits.exact && precision) c.limits = limits_of(*precision);
+  c.reduced = std::max(1.0, c.terms / static_cast<double>(std::max<int64_t>(x.value.numel(), 1)));
+  auto where = [&](int64_t i) { return "output" + (x.path.empty() ? "" : " " + x.path) + index_text(i, x.value.sizes()); };
+  const bool complex = at::isComplexType(dtype) || at::isComplexType(r.value.scalar_type());
+  const at::Tensor xs = flat_values(x.value, complex), bs = flat_values(b.value, complex);
+  const at::Tensor rs = flat_values(r.value, complex);
+  const at::Tensor ms = m ? flat_values(m->value, complex).abs() : at::Tensor();
+  auto value_at = [complex](const at::Tensor& t, int64_t i) {
+    return complex ? t.data_ptr<Complex>()[i] : Complex(t.data_ptr<double>()[i], 0);
+  };
+  if (c.limits.exact) {  // integral and bool: compared in their own dtype, not through double
+    auto flags = [](const at::Tensor& t) { return t.contiguous().view(-1); };
+    const at::Tensor exact = r.value.to(dtype);
+    const at::Tensor differ = flags(x.value.ne(b.value)), wrong_x = flags(x.value.ne(exact)),
+                     wrong_b = flags(b.value.ne(exact));
+    auto verdict = [](const at::Tensor& wrong, int64_t i) {
+      return wrong.data_ptr<bool>()[i] ? Verdict::WrongValue : Verdict::Same;
+    };
+    for (int64_t i = 0; i < differ.numel(); ++i)
+      if (differ.data_ptr<bool>()[i]) j.add(verdict(wrong_x, i), verdict(wrong_b, i), [&] { return where(i); });
+    return;
+  }
+  for (int64_t i = 0, n = xs.numel(); i < n; ++i) {
+    const Complex xv = value_at(xs, i), bv = value_at(bs, i), rv = value_at(rs, i);
+    if (xv == bv || (is_nan(xv) && is_nan(bv))) continue;
+    const double mv = ms.defined() ? ms.data_ptr<double>()[i] : std::nan("");
+    j.add(judge(xv, rv, mv, c), judge(bv, rv, mv, c), [&] {
+      return where(i) + ": " + text(xv) + " vs baseline " + text(bv) + ", float64 " + text(rv) +
+             (std::isnan(mv) ? "" : ", magnitude " + text(mv)) + " over " + text(c.terms) + " terms";
+    });
+  }
+}
+
+// The call's floating inputs: the largest one's elements, and their largest finite magnitude.
+Context context_of(const Call& call) {
+  Context c;
+  auto visit = [&](const c10::IValue& v) {
+    map_tensors(v, [&](const at::Tensor& t) {
+      if (!is_floating(t) || t.numel() == 0) return t;
+      c.terms = std::max(c.terms, static_cast<double>(t.numel()));
+      at::Tensor magnitude = in_float64(t, true).abs();
+      c.largest = std::max(c.largest, magnitude.max().item<double>());
+      return t;
+    });
+  };
+  for (const c10::IValue& v : call.args) visit(v);
+  for (const auto& [name, v] : call.kwargs) visit(v);
+  return c;
+}
+
+bool same_structure(const Leaf& a, const Leaf& b) {
+  if (a.none || b.none) return a.none == b.none;
+  return a.path == b.path && a.value.sizes() == b.value.sizes();
+}
+
+}  // namespace
+
+std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline) {
+  const std::vector<Leaf> xs = flatten(output.value), bs = flatten(baseline);
+  if (xs.size() != bs.size()) return std::nullopt;
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (!same_structure(xs[i], bs[i]) || (!xs[i].none && xs[i].value.scalar_type() != bs[i].value.scalar_type()))
+      return std::nullopt;
+
+  std::vector<Leaf> rs, ms;
+  try {
+    rs = flatten(contract_outputs(call, evaluate_in_float64(call, false)));
+  } catch (const std::exception& e) {
+    return Triage{"no_reference", "", std::string("the float64 evaluation failed: ") + e.what()};
+  }
+  try {
+    ms = flatten(contract_outputs(call, evaluate_in_float64(call, true)));
+  } catch (const std::exception&) {}  // no magnitude: the float64 value's own stands for it
+  if (rs.size() != xs.size())
+    return Triage{"no_reference", "", "the float64 evaluation gives " + std::to_string(rs.size()) + " outputs"};
+
+  Context context = context_of(call);
+  Judgement j;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i].none) continue;
+    if (!same_structure(xs[i], rs[i]))
+      return Triage{"no_reference", "", "the float64 evaluation's output " + xs[i].path + " differs in shape"};
+    const Leaf* m = ms.size() == rs.size() && same_structure(ms[i], rs[i]) ? &ms[i] : nullptr;
+    judge_leaf(xs[i], bs[i], rs[i], m, output.precision, context, j);
+  }
+  const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
+  const char* blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";
+  return Triage{verdict_name(j.decided), blame, j.why};
+}
+
+}  // namespace opsfuzz::runner

@@ -1,0 +1,38 @@
+// Triage: whether a value mismatch between a backend and the baseline is a finding. Both outputs
+// are judged, element by element, against a float64 (complex128) evaluation of the same inputs;
+// a difference is set aside only where a rule explains it, and each rule says why:
+// - arbitration: both sides lie within their dtype's tolerance of the float64 value;
+// - low_precision: float16/bfloat16 outputs within two of their ulps of it (the rounding of an
+//   intermediate and of the result to the dtype);
+// - conditioning: within terms·eps·magnitude of it, where magnitude is the op evaluated in
+//   float64 on the absolute values of the inputs' finite elements (what the terms of a sum, a
+//   product, a matrix product, a convolution or a norm add up to before they cancel), terms the
+//   number of elements of the largest floating input (a bound on the terms any output element
+//   combines) and eps the machine epsilon of the type the kernels accumulate in (float32's for
+//   float32, float16 and bfloat16; float64's for float64): the error any order of summation makes;
+// - range: the float64 value, the magnitude, or a reduction's partial sums (its terms per output
+//   element times the largest input) lie outside the dtype's finite range: an overflow is the
+//   dtype's limit, and which of inf or NaN an overflowed intermediate turns into is not compared.
+// A side departing from the float64 value beyond all of these is blamed; the difference stands as a
+// finding with the verdict wrong_value, or non_finite (inf or NaN where the exact value is finite
+// and representable). Docs: docs/hunt.md.
+#pragma once
+
+#include <optional>
+
+#include "runner/backend.h"
+#include "runner/oracle.h"
+
+namespace opsfuzz::runner {
+
+// Triages a backend's output against the baseline's for one call (outputs as compared: outside
+// the contract replaced by None). nullopt when the outputs differ in structure, dtype or shape,
+// which no value judges.
+std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline);
+
+// The call's outputs evaluated in float64: floating tensor inputs in float64 (complex in
+// complex128), dtype arguments asking for a floating dtype asking for float64, a module in a
+// float64 copy; with `absolute`, floating inputs replaced by their absolute values (operators only).
+c10::IValue evaluate_in_float64(const Call& call, bool absolute);
+
+}  // namespace opsfuzz::runner

@@ -1,0 +1,195 @@
+#include "tools/reproducers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "argtypes/text.h"
+#include "engine/config.h"
+#include "generators/generators.h"
+#include "hunt/findings.h"
+#include "runner/results.h"
+#include "runner/values.h"
+#include "specs/db/db.h"
+#include "suite/ids.h"
+#include "suite/suite.h"
+#include "tools/python_reproducer.h"
+#include "tools/sample_yaml.h"
+#include "tools/sweep.h"
+
+namespace opsfuzz {
+
+using nlohmann::json;
+
+json to_json(const Reproduction& r) {
+  json files = {{"yaml", r.yaml.empty() ? json() : json(r.yaml)}, {"py", r.py.empty() ? json() : json(r.py)}};
+  json j = {{"reproducers", files},
+            {"reproduces", r.yaml_reproduces},
+            {"shrunk", {{"elements_before", r.elements_before}, {"elements_after", r.elements_after}}},
+            {"shrink_seconds", r.seconds}};
+  if (!r.why_not.empty()) j["reproducers_missing"] = r.why_not;
+  return j;
+}
+
+Reproduction reproduction_from_json(const json& j) {
+  Reproduction r;
+  auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); };
+  r.yaml = text(j.at("reproducers").at("yaml")), r.py = text(j.at("reproducers").at("py"));
+  r.yaml_reproduces = j.at("reproduces").get<bool>();
+  r.elements_before = j.at("shrunk").at("elements_before"), r.elements_after = j.at("shrunk").at("elements_after");
+  r.seconds = j.value("shrink_seconds", 0.0);
+  r.why_not = text(j.value("reproducers_missing", json()));
+  return r;
+}
+
+namespace {
+
+int64_t elements(const Sample& s) {
+  int64_t n = 0;
+  auto count = [&](const c10::IValue& v) {
+    runner::map_tensors(v, [&](const at::Tensor& t) {
+      n += t.numel();
+      return t;
+    });
+  };
+  for (const c10::IValue& v : s.args) count(v);
+  for (const auto& [name, v] : s.kwargs) count(v);
+  return n;
+}
+
+// The finding's occurrence in a result: the backend's result that gives its key again, or nullptr.
+const runner::BackendResult* occurrence(const hunt::Finding& f, const runner::ItemResult& result) {
+  for (const hunt::Difference& d : hunt::differences(result))
+    if (hunt::occurs_in(d, f))
+      for (const runner::BackendResult* r : runner::all_results(result))
+        if (r->backend == f.backend) return r;
+  return nullptr;
+}
+
+// The first of `items` (in order) on which the finding occurs: its index and the backend's notes.
+std::optional<std::pair<size_t, runner::BackendResult>> first_occurrence(const hunt::Finding& f,
+                                                                         const std::vector<runner::Item>& items,
+                                                                         const runner::RunOptions& options) {
+  std::vector<runner::ItemResult> results = runner::run_items(items, options);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (const runner::BackendResult* r = occurrence(f, results[i])) return std::pair{i, *r};
+  return std::nullopt;
+}
+
+// Candidates of the same spec, seed, configuration and validity under smaller limits, smallest
+// first; only those smaller than `than` (and, invalid, violating the same rule).
+std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& origin, int64_t size, int64_t than) {
+  Config cfg = Config::parse(origin.config);
+  cfg.limits.max_size = size, cfg.limits.max_rank = size;
+  cfg.limits.max_int_list = std::max<int64_t>(size, 2), cfg.limits.max_tensor_list = size;
+  constexpr size_t kCandidates = 16;
+  std::vector<Sample> out;
+  try {
+    for (Sample& s : generate_samples(spec, cfg, origin.seed, origin.valid ? Validity::Valid : Validity::Invalid,
+                                      kCandidates))
+      if (elements(s) < than && (origin.valid || s.violated == origin.violated)) out.push_back(std::move(s));
+  } catch (const std::exception&) {}  // no sample fits these limits: the next rung is larger
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+  return out;
+}
+
+std::vector<runner::Item> items_of(const std::vector<Sample>& samples, const std::string& config) {
+  std::vector<runner::Item> items;
+  for (const Sample& s : samples) items.push_back(runner::item_from_sample(s, config));
+  return items;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string yaml_reproducer(const Spec& spec, const Sample& s, const hunt::Finding& f, const runner::Origin& origin,
+                            const std::string& file, int64_t before) {
+  std::string header = "# Reproduces finding " + f.id + " of `ops-fuzz hunt`: " + f.backend + " departs from " +
+                       f.baseline + " on " + f.op + " (" + hunt::name(f.kind) + ").\n";
+  for (const std::string& line : split(f.message, '\n')) header += "#   " + line + "\n";
+  header += "# Run: ops-fuzz run " + file + " --backends '" + f.backend + "' --baseline " + f.baseline + "\n";
+  if (elements(s) < before)
+    header += "# Shrunk from " + std::to_string(before) + " to " + std::to_string(elements(s)) +
+              " input elements: generated under smaller size limits than the command below says, which "
+              "regenerates it only with those limits; the values here are exact.\n";
+  return header + "tests:\n" + to_yaml_test(spec, s, YamlOrigin{origin.seed, origin.config, !origin.valid});
+}
+
+// Whether running the YAML file's test gives the finding's key again.
+bool yaml_reproduces(const std::string& path, const hunt::Finding& f, const runner::RunOptions& options) {
+  suite::LoadResult loaded = suite::read_suite(path);
+  if (loaded.diagnostics.has_errors()) return false;
+  std::vector<runner::Item> items = runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), 0);
+  for (runner::Item& item : items) item.origin.reset();  // a suite's test, as `run` sees it
+  std::vector<runner::ItemResult> results = runner::run_items(items, options);
+  // A suite's test has no origin: its differences name its op as the suite does ("aten::erf"), and
+  // no dtype category; compare what a suite's run can show.
+  for (const runner::ItemResult& r : results)
+    for (hunt::Difference d : hunt::differences(r)) {
+      if (d.backend != f.backend || d.kind != f.kind) continue;
+      d.op = f.op, d.dtype = f.dtypes.empty() ? "" : *f.dtypes.begin();
+      if (hunt::message_key(d) == f.key) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, const runner::RunOptions& run,
+                       const std::string& dir) {
+  const auto start = std::chrono::steady_clock::now();
+  Reproduction r;
+  const Spec* spec = find_spec(origin.spec);
+  if (!spec) return r.why_not = "the op " + origin.spec + " has no spec", r;
+  runner::RunOptions options = run;
+  options.backends = {f.backend};
+  options.skips.clear();
+
+  SweepOptions sampling;
+  sampling.invalid = !origin.valid, sampling.seed = origin.seed, sampling.config = origin.config;
+  sampling.index = static_cast<int64_t>(origin.index);
+  std::vector<Sample> first = sweep_samples(*spec, sampling);
+  if (first.empty()) return r.why_not = "the first sample no longer generates", r;
+  Sample best = first.front();
+  r.elements_before = elements(best);
+  std::vector<std::pair<std::string, std::string>> notes;
+  if (auto found = first_occurrence(f, items_of({best}, origin.config), options)) notes = found->second.notes;
+  for (int64_t size : {1, 2, 3, 4}) {
+    std::vector<Sample> candidates = smaller_samples(*spec, origin, size, elements(best));
+    if (candidates.empty()) continue;
+    if (auto found = first_occurrence(f, items_of(candidates, origin.config), options)) {
+      best = candidates[found->first], notes = found->second.notes;
+      break;
+    }
+  }
+  r.elements_after = elements(best);
+
+  const std::filesystem::path folder = std::filesystem::path(dir) / "reproducers";
+  std::filesystem::create_directories(folder);
+  r.yaml = "reproducers/" + f.id + ".yaml";
+  const std::string yaml_path = (std::filesystem::path(dir) / r.yaml).string();
+  write_file(yaml_path, yaml_reproducer(*spec, best, f, origin, r.yaml, r.elements_before));
+  r.yaml_reproduces = yaml_reproduces(yaml_path, f, options);
+
+  runner::Item item = runner::item_from_sample(best, origin.config);
+  if (item.sides[0].call) {
+    PythonFinding pf{f.id, f.backend, f.baseline, hunt::name(f.kind), f.message, notes};
+    if (auto script = python_reproducer(*item.sides[0].call, pf, r.why_not)) {
+      r.py = "reproducers/" + f.id + ".py";
+      write_file(std::filesystem::path(dir) / r.py, *script);
+    }
+  } else {
+    r.why_not = "the sample's arguments do not bind: " + item.sides[0].error;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace opsfuzz

@@ -1,0 +1,43 @@
+// A finding's reproducers, written to DIR/reproducers/<id>.yaml and <id>.py: its first sample,
+// shrunk while the finding's key reproduces, as a YAML test that `ops-fuzz run` reproduces (checked
+// here, by running it) and as a Python script for the op's owners (tools/python_reproducer.h).
+//
+// Shrinking re-generates the op's samples under smaller limits (sizes and rank 1, 2, 3, 4; lists as
+// long), the same seed, configuration and validity (an invalid sample violating the same rule),
+// so every candidate is solved through the spec's constraints; the smallest candidate (in input
+// elements) that gives the finding's key again replaces the first sample.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/run.h"
+
+namespace opsfuzz {
+namespace hunt {
+struct Finding;
+}
+
+struct Reproduction {
+  std::string yaml, py;          // paths relative to the hunt's folder; "" when not written
+  std::string why_not;           // why one of them is missing
+  bool yaml_reproduces = false;  // running the YAML test gave the finding's key again
+  int64_t elements_before = 0, elements_after = 0;  // tensor input elements, first sample and reproducer
+  double seconds = 0;                                // shrinking and checking
+};
+
+// {"reproducers": {"yaml", "py"}, "shrunk": {"elements_before", "elements_after"}, ...}: the fields
+// a finding's line gets.
+nlohmann::json to_json(const Reproduction& r);
+Reproduction reproduction_from_json(const nlohmann::json& j);
+
+// Shrinks the finding's first sample (`origin`) and writes its reproducers under `dir`, running
+// candidates with `options` (its backends replaced by the finding's). A suite's test gets none.
+Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, const runner::RunOptions& options,
+                       const std::string& dir);
+
+}  // namespace opsfuzz
