@@ -17,6 +17,7 @@ const char* name(Kind kind) {
     case Kind::Timeout: return "timeout";
     case Kind::Exception: return "exception";
     case Kind::Mismatch: return "mismatch";
+    case Kind::Unsupported: return "unsupported";
   }
   return "?";
 }
@@ -30,6 +31,14 @@ using runner::Status;
 // "RuntimeError" of "RuntimeError: expected ...": errors of different classes are different
 // exceptions even where both sides fail.
 std::string error_class(const std::string& err) { return err.substr(0, err.find(':')); }
+
+// Whether both refusals are of different, specific classes. RuntimeError is what a runtime that
+// wraps every kernel error reports (TorchScript's interpreter raises IndexError as RuntimeError,
+// in Python too): against it, a specific class is the same refusal.
+bool different_classes(const std::string& a, const std::string& b) {
+  const std::string x = error_class(a), y = error_class(b);
+  return x != y && x != "RuntimeError" && y != "RuntimeError";
+}
 
 // The category a mismatch's dtype falls in: mismatches of float32 and float64 may share a cause,
 // those of float16 and bfloat16 another.
@@ -50,8 +59,9 @@ std::optional<std::pair<Kind, std::string>> departure(const ItemResult& item, co
   if (res.status == Status::Skipped || base.status == Status::Skipped || base.status == Status::TimedError)
     return std::nullopt;
   bool ok = res.status == Status::Ok, base_ok = base.status == Status::Ok;
+  if (res.status == Status::ExportFail && base_ok) return std::pair{Kind::Unsupported, res.err};
   if (ok != base_ok) return std::pair{Kind::Exception, ok ? "accepted; the baseline refused: " + base.err : res.err};
-  if (!ok && error_class(res.err) != error_class(base.err))
+  if (!ok && different_classes(res.err, base.err))
     return std::pair{Kind::Exception, res.err + "; the baseline: " + base.err};
   return std::nullopt;
 }
@@ -108,13 +118,18 @@ std::string normalized(const std::string& message) {
 }
 
 std::string message_key(const Difference& d) {
-  std::string key = normalized(d.message);
+  static const std::regex op_name(R"(\b[a-z_]+::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?)");  // "aten::add.Scalar"
+  std::string key = normalized(d.kind == Kind::Unsupported ? std::regex_replace(d.message, op_name, "OP") : d.message);
   if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.dtype);
   return key;
 }
 
+// The op a finding's key names: none for an unsupported call, whose cause is the backend's.
+std::string key_op(const Difference& d) { return d.kind == Kind::Unsupported ? "" : d.op; }
+
 bool occurs_in(const Difference& d, const Finding& f) {
-  return d.op == f.op && d.backend == f.backend && d.kind == f.kind && message_key(d) == f.key;
+  return (d.kind == Kind::Unsupported || d.op == f.op) && d.backend == f.backend && d.kind == f.kind &&
+         message_key(d) == f.key;
 }
 
 const Finding* Findings::add(const Difference& d, const std::string& item_id, uint64_t position) {
@@ -123,7 +138,7 @@ const Finding* Findings::add(const Difference& d, const std::string& item_id, ui
     if (!keep_set_aside_) return nullptr;
   }
   std::string message_key = hunt::message_key(d);
-  std::string key = d.op + " | " + d.backend + " | " + name(d.kind) + " | " + message_key;
+  std::string key = key_op(d) + " | " + d.backend + " | " + name(d.kind) + " | " + message_key;
   auto [it, fresh] = by_key_.try_emplace(key, nullptr);
   if (fresh) {
     Finding& f = findings_.emplace_back();
@@ -139,6 +154,7 @@ const Finding* Findings::add(const Difference& d, const std::string& item_id, ui
   if (f.samples.size() < Finding::kMaxSamples) f.samples.push_back(item_id);
   if (!d.config.empty()) f.configs.insert(d.config);
   if (!d.dtype.empty()) f.dtypes.insert(d.dtype);
+  f.ops.insert(d.op);
   return fresh ? &f : nullptr;
 }
 
@@ -164,6 +180,7 @@ nlohmann::json to_json(const Finding& f) {
           {"first", f.first},
           {"samples", f.samples},
           {"configs", f.configs},
+          {"ops", f.ops},
           {"dtypes", f.dtypes},
           {"known", f.known ? json(*f.known) : json(nullptr)}};
 }

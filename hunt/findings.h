@@ -20,8 +20,10 @@ struct ItemResult;
 
 namespace opsfuzz::hunt {
 
-enum class Kind : uint8_t { Crash, Timeout, Exception, Mismatch };
-const char* name(Kind kind);  // "crash", "timeout", "exception", "mismatch"
+// unsupported: the backend could not build its model (EXPORT_FAIL) for a call the baseline runs;
+// one finding per backend and message over every op, since the cause is the backend's, not an op's.
+enum class Kind : uint8_t { Crash, Timeout, Exception, Mismatch, Unsupported };
+const char* name(Kind kind);  // "crash", "timeout", "exception", "mismatch", "unsupported"
 
 // One backend's departure from the baseline on one item.
 struct Difference {
@@ -60,6 +62,7 @@ struct Finding {
   uint64_t first = 0;                // the execution position of its first item
   std::vector<std::string> samples;  // the first kMaxSamples item ids
   std::set<std::string> configs, dtypes;
+  std::set<std::string> ops;         // the ops it was seen on (several for an unsupported finding)
   std::optional<std::string> known;  // a marked deviation or known crash: not new
 
   static constexpr size_t kMaxSamples = 20;

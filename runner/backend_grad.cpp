@@ -6,7 +6,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <cfloat>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "argtypes/argtypes.h"
@@ -151,27 +153,34 @@ std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stac
   return std::nullopt;
 }
 
-// Throws Skip for calls this backend does not check, whatever their values.
-void check_applies(const Call& call) {
-  if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
-  if (call.op)
-    if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
-  bool floating = false, generator = false;
+// The dtypes of the call's floating tensor inputs.
+std::set<at::ScalarType> floating_dtypes(const Call& call) {
+  std::set<at::ScalarType> out;
   auto inspect = [&](const c10::IValue& v) {
-    generator = generator || v.isGenerator();
     map_tensors(v, [&](const at::Tensor& t) {
-      floating = floating || is_floating(t);
+      if (is_floating(t)) out.insert(t.scalar_type());
       return t;
     });
   };
   for (const auto& v : call.args) inspect(v);
   for (const auto& [name, v] : call.kwargs) inspect(v);
+  return out;
+}
+
+// Throws Skip for calls this backend does not check, whatever their values.
+void check_applies(const Call& call) {
+  if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
+  if (call.op)
+    if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
+  bool generator = std::any_of(call.args.begin(), call.args.end(), [](const auto& v) { return v.isGenerator(); }) ||
+                   std::any_of(call.kwargs.begin(), call.kwargs.end(), [](const auto& kv) { return kv.second.isGenerator(); });
   if (generator)
     throw Skip(call.what() +
                " is given an explicit generator: its draws cannot be replayed for "
                "finite differences");
-  if (!floating) throw Skip("no floating inputs");
+  if (floating_dtypes(call).empty()) throw Skip("no floating inputs");
 }
+
 
 // The call as a function of its differentiable inputs, in float64: the floating tensors, in
 // argument order, except those of arguments autograd refuses.
@@ -369,7 +378,10 @@ struct FiniteDifferences {
 // comparison passes over it, and is counted instead.
 class Differencer {
  public:
-  Differencer(Evaluator& eval, const AutogradPass& pass) : eval_(eval), pass_(pass) {
+  Differencer(Evaluator& eval, const AutogradPass& pass)
+      : eval_(eval),
+        pass_(pass),
+        rounding_(DBL_EPSILON * at::dot(pass.upstream.abs(), pass.flat_output.abs()).item<double>() / kEps) {
     for (const auto& t : pass.inputs) inputs_.push_back(t.clone());  // dense: clone keeps the layout
   }
 
@@ -396,6 +408,9 @@ class Differencer {
 
   // dL/dx at one element, or nullopt (counted) where L is not differentiable there.
   std::optional<double> derivative(double& x, double autograd) {
+    // Outputs so large that their rounding, divided by the step, exceeds the tolerance: no
+    // difference quotient can be told from noise there.
+    if (rounding_ > kTolerance.atol + kTolerance.rtol * std::abs(autograd)) return unstable();
     const at::Tensor& at_x = pass_.flat_output;
     auto plus = outputs_with(x, kEps), minus = outputs_with(x, -kEps);
     if (!plus || !minus) return unstable();
@@ -446,6 +461,7 @@ class Differencer {
 
   Evaluator& eval_;
   const AutogradPass& pass_;
+  double rounding_;  // what rounding L's terms in float64 contributes to a difference quotient
   std::vector<at::Tensor> inputs_;  // the differentiable inputs, moved one element at a time
   FiniteDifferences result_;
 };
@@ -460,11 +476,20 @@ std::string number(double v) {
   return s.str();
 }
 
+// In float64 a difference of floating dtypes among the inputs vanishes; where the call as given
+// is refused (for that difference, as a mixed-dtype invalid sample is), the check would not be of
+// the same call.
+void check_same_call(const Call& call, const Evaluator& eval) {
+  if (floating_dtypes(call).size() > 1 && !eval.runs_in_own_dtypes())
+    throw Skip(call.what() + " is refused as given and its inputs differ in floating dtype, which float64 erases");
+}
+
 class GradModel : public Model {
  public:
   Output run(const Call& call) override {
     check_applies(call);
     Evaluator eval(call);
+    check_same_call(call, eval);
     AutogradPass pass = autograd_pass(eval, call.seed);
     FiniteDifferences fd = Differencer(eval, pass).run();
     Output out;

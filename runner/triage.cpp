@@ -43,10 +43,31 @@ c10::IValue float64_dtype_argument(const c10::Argument& param, const c10::IValue
 
 }  // namespace
 
-c10::IValue evaluate_in_float64(const Call& call, bool absolute) {
+namespace {
+
+// A floating number argument rounded to `dtype`, as a kernel of that dtype takes it.
+c10::IValue rounded_to(const c10::IValue& v, at::ScalarType dtype) {
+  auto round = [dtype](double x) { return at::scalar_tensor(x, at::kDouble).to(dtype).item<double>(); };
+  if (v.isDouble()) return round(v.toDouble());
+  if (v.isComplexDouble()) {
+    const auto z = v.toComplexDouble();
+    return c10::complex<double>(round(z.real()), round(z.imag()));
+  }
+  return v;
+}
+
+}  // namespace
+
+bool has_number_arguments(const Call& call) {
+  return std::any_of(call.args.begin(), call.args.end(), [](const c10::IValue& v) {
+    return v.isDouble() || v.isComplexDouble();
+  });
+}
+
+c10::IValue evaluate_in_float64(const Call& call, bool absolute, std::optional<at::ScalarType> numbers_in) {
   auto convert = [absolute](const at::Tensor& t) { return in_float64(t, absolute); };
   std::vector<c10::IValue> args;
-  for (const c10::IValue& v : call.args) args.push_back(map_tensors(v, convert));
+  for (const c10::IValue& v : call.args) args.push_back(map_tensors(numbers_in ? rounded_to(v, *numbers_in) : v, convert));
   if (call.op) {
     const auto& params = call.op->schema().arguments();
     for (size_t i = 0; i < params.size() && i < args.size(); ++i) args[i] = float64_dtype_argument(params[i], args[i]);
@@ -139,11 +160,12 @@ Verdict judge(Complex v, Complex r, double m, const Context& c) {
   const double error = std::abs(v - r);
   double bound = c.limits.tolerance.atol + c.limits.tolerance.rtol * size;
   if (error <= bound) return Verdict::Arbitration;
-  if (c.limits.mantissa_bits > 0) {
-    bound += 2 * spacing(size, c.limits);
+  const double terms_size = std::isnan(m) ? size : std::max(size, m);
+  if (c.limits.mantissa_bits > 0) {  // an intermediate rounded to the dtype errs by its ulps at the terms' size
+    bound += 2 * spacing(terms_size, c.limits);
     if (error <= bound) return Verdict::LowPrecision;
   }
-  bound += c.terms * c.limits.eps * (std::isnan(m) ? size : std::max(size, m));
+  bound += c.terms * c.limits.eps * terms_size;
   if (error <= bound) return Verdict::Conditioning;
   return beyond ? Verdict::Range : Verdict::WrongValue;
 }
@@ -176,11 +198,28 @@ at::Tensor flat_values(const at::Tensor& t, bool complex) {
   return t.resolve_conj().resolve_neg().to(complex ? at::kComplexDouble : at::kDouble).contiguous().view(-1);
 }
 
-// Judges the elements where a backend's leaf x and the baseline's b differ, against the float64
-// leaf r and the magnitude leaf m (nullptr when unknown). `precision` is the dtype the backend
-// computed in when it cast its results back (oracle.h Output::precision).
-void judge_leaf(const Leaf& x, const Leaf& b, const Leaf& r, const Leaf* m, std::optional<at::ScalarType> precision,
+// What one output leaf is judged against: the float64 leaf, the float64 leaf with the call's number
+// arguments rounded to the inputs' dtype (nullptr when none is), and the magnitude leaf (nullptr
+// when unknown).
+struct References {
+  const Leaf& exact;
+  const Leaf* rounded_numbers;
+  const Leaf* magnitude;
+};
+
+// A value judged against the float64 value, or, better, against the float64 value of the call
+// with its number arguments rounded (the rounding of an input to the dtype: low precision).
+Verdict judge(Complex v, Complex r, std::optional<Complex> rounded, double m, const Context& c) {
+  const Verdict verdict = judge(v, r, m, c);
+  if (verdict <= Verdict::LowPrecision || !rounded) return verdict;
+  return judge(v, *rounded, m, c) <= Verdict::LowPrecision ? Verdict::LowPrecision : verdict;
+}
+
+// Judges the elements where a backend's leaf x and the baseline's b differ. `precision` is the
+// dtype the backend computed in when it cast its results back (oracle.h Output::precision).
+void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optional<at::ScalarType> precision,
                 Context c, Judgement& j) {
+  const Leaf& r = refs.exact;
   const at::ScalarType dtype = x.value.scalar_type();
   c.limits = limits_of(dtype);
   if (!c.limits.exact && precision) c.limits = limits_of(*precision);
@@ -189,27 +228,34 @@ void judge_leaf(const Leaf& x, const Leaf& b, const Leaf& r, const Leaf* m, std:
   const bool complex = at::isComplexType(dtype) || at::isComplexType(r.value.scalar_type());
   const at::Tensor xs = flat_values(x.value, complex), bs = flat_values(b.value, complex);
   const at::Tensor rs = flat_values(r.value, complex);
-  const at::Tensor ms = m ? flat_values(m->value, complex).abs() : at::Tensor();
+  const at::Tensor ms = refs.magnitude ? flat_values(refs.magnitude->value, complex).abs() : at::Tensor();
+  const at::Tensor rounded = refs.rounded_numbers ? flat_values(refs.rounded_numbers->value, complex) : at::Tensor();
   auto value_at = [complex](const at::Tensor& t, int64_t i) {
     return complex ? t.data_ptr<Complex>()[i] : Complex(t.data_ptr<double>()[i], 0);
   };
   if (c.limits.exact) {  // integral and bool: compared in their own dtype, not through double
     auto flags = [](const at::Tensor& t) { return t.contiguous().view(-1); };
     const at::Tensor exact = r.value.to(dtype);
-    const at::Tensor differ = flags(x.value.ne(b.value)), wrong_x = flags(x.value.ne(exact)),
-                     wrong_b = flags(b.value.ne(exact));
-    auto verdict = [](const at::Tensor& wrong, int64_t i) {
-      return wrong.data_ptr<bool>()[i] ? Verdict::WrongValue : Verdict::Same;
+    const at::Tensor near = refs.rounded_numbers ? refs.rounded_numbers->value.to(dtype) : exact;
+    const at::Tensor differ = flags(x.value.ne(b.value));
+    const at::Tensor off_x = flags(x.value.ne(exact)), off_b = flags(b.value.ne(exact));
+    const at::Tensor far_x = flags(x.value.ne(near)), far_b = flags(b.value.ne(near));
+    auto verdict = [](const at::Tensor& off, const at::Tensor& far, int64_t i) {
+      return !off.data_ptr<bool>()[i] ? Verdict::Same
+             : far.data_ptr<bool>()[i] ? Verdict::WrongValue
+                                       : Verdict::LowPrecision;
     };
     for (int64_t i = 0; i < differ.numel(); ++i)
-      if (differ.data_ptr<bool>()[i]) j.add(verdict(wrong_x, i), verdict(wrong_b, i), [&] { return where(i); });
+      if (differ.data_ptr<bool>()[i])
+        j.add(verdict(off_x, far_x, i), verdict(off_b, far_b, i), [&] { return where(i); });
     return;
   }
   for (int64_t i = 0, n = xs.numel(); i < n; ++i) {
     const Complex xv = value_at(xs, i), bv = value_at(bs, i), rv = value_at(rs, i);
     if (xv == bv || (is_nan(xv) && is_nan(bv))) continue;
     const double mv = ms.defined() ? ms.data_ptr<double>()[i] : std::nan("");
-    j.add(judge(xv, rv, mv, c), judge(bv, rv, mv, c), [&] {
+    const auto rr = rounded.defined() ? std::optional<Complex>(value_at(rounded, i)) : std::nullopt;
+    j.add(judge(xv, rv, rr, mv, c), judge(bv, rv, rr, mv, c), [&] {
       return where(i) + ": " + text(xv) + " vs baseline " + text(bv) + ", float64 " + text(rv) +
              (std::isnan(mv) ? "" : ", magnitude " + text(mv)) + " over " + text(c.terms) + " terms";
     });
@@ -231,6 +277,21 @@ Context context_of(const Call& call) {
   for (const c10::IValue& v : call.args) visit(v);
   for (const auto& [name, v] : call.kwargs) visit(v);
   return c;
+}
+
+// The dtype the call's floating tensor inputs promote to, when it is below float64 (its kernels
+// then take number arguments in it), or nullopt.
+std::optional<at::ScalarType> input_dtype(const Call& call) {
+  std::optional<at::ScalarType> promoted;
+  auto visit = [&](const c10::IValue& v) {
+    map_tensors(v, [&](const at::Tensor& t) {
+      if (is_floating(t)) promoted = promoted ? at::promoteTypes(*promoted, t.scalar_type()) : t.scalar_type();
+      return t;
+    });
+  };
+  for (const c10::IValue& v : call.args) visit(v);
+  if (!promoted || c10::toRealValueType(*promoted) == at::kDouble) return std::nullopt;
+  return c10::toRealValueType(*promoted);
 }
 
 bool same_structure(const Leaf& a, const Leaf& b) {
@@ -259,14 +320,23 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   if (rs.size() != xs.size())
     return Triage{"no_reference", "", "the float64 evaluation gives " + std::to_string(rs.size()) + " outputs"};
 
+  std::vector<Leaf> rounded;  // numbers rounded to the inputs' dtype, when that is below float64
+  if (auto dtype = input_dtype(call); dtype && has_number_arguments(call)) {
+    try {
+      rounded = flatten(contract_outputs(call, evaluate_in_float64(call, false, *dtype)));
+    } catch (const std::exception&) {}  // refused with rounded numbers: the float64 value judges alone
+  }
+
   Context context = context_of(call);
   Judgement j;
   for (size_t i = 0; i < xs.size(); ++i) {
     if (xs[i].none) continue;
     if (!same_structure(xs[i], rs[i]))
       return Triage{"no_reference", "", "the float64 evaluation's output " + xs[i].path + " differs in shape"};
-    const Leaf* m = ms.size() == rs.size() && same_structure(ms[i], rs[i]) ? &ms[i] : nullptr;
-    judge_leaf(xs[i], bs[i], rs[i], m, output.precision, context, j);
+    auto matching = [&](const std::vector<Leaf>& leaves) {
+      return leaves.size() == rs.size() && same_structure(leaves[i], rs[i]) ? &leaves[i] : nullptr;
+    };
+    judge_leaf(xs[i], bs[i], References{rs[i], matching(rounded), matching(ms)}, output.precision, context, j);
   }
   const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
   const char* blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";

@@ -2,8 +2,11 @@
 // are judged, element by element, against a float64 (complex128) evaluation of the same inputs;
 // a difference is set aside only where a rule explains it, and each rule says why:
 // - arbitration: both sides lie within their dtype's tolerance of the float64 value;
-// - low_precision: float16/bfloat16 outputs within two of their ulps of it (the rounding of an
-//   intermediate and of the result to the dtype);
+// - low_precision: float16/bfloat16 outputs within two of their ulps at the size of the float64
+//   value or of the magnitude below (the rounding of the result, or of an intermediate term, to
+//   the dtype), or an output of any dtype below float64 within
+//   its tolerance of the float64 value of the call with its floating number arguments (a Python
+//   scalar operand, alpha) rounded to that dtype, as its kernels take them;
 // - conditioning: within terms·eps·magnitude of it, where magnitude is the op evaluated in
 //   float64 on the absolute values of the inputs' finite elements (what the terms of a sum, a
 //   product, a matrix product, a convolution or a norm add up to before they cancel), terms the
@@ -32,7 +35,12 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
 
 // The call's outputs evaluated in float64: floating tensor inputs in float64 (complex in
 // complex128), dtype arguments asking for a floating dtype asking for float64, a module in a
-// float64 copy; with `absolute`, floating inputs replaced by their absolute values (operators only).
-c10::IValue evaluate_in_float64(const Call& call, bool absolute);
+// float64 copy; with `absolute`, floating inputs replaced by the absolute values of their finite
+// elements (operators only); with `numbers_in`, floating number arguments (a Python scalar
+// operand, alpha) first rounded to that dtype, as its kernels take them.
+c10::IValue evaluate_in_float64(const Call& call, bool absolute,
+                                std::optional<at::ScalarType> numbers_in = std::nullopt);
+// Whether the call has floating number arguments (which a kernel may round to its dtype).
+bool has_number_arguments(const Call& call);
 
 }  // namespace opsfuzz::runner
