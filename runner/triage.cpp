@@ -20,14 +20,20 @@ namespace {
 
 bool is_floating(const at::Tensor& t) { return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()); }
 
-// t in float64 (complex128); with `absolute`, its absolute values with non-finite ones as 0: the
-// magnitude of the finite terms (an infinite input's own result is judged by the float64 value).
-at::Tensor in_float64(const at::Tensor& t, bool absolute) {
-  if (!is_floating(t)) return t;
-  const at::ScalarType to = at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble;
-  if (!absolute) return t.to(to);
+// t in float64 (complex128), as `inputs` says: as given, or its absolute values with non-finite
+// ones as 0 (the magnitude of the finite terms; an infinite input's own result is judged by the
+// float64 value), negated for `negated`. Integral tensors (not bool) take the signs too.
+at::Tensor in_float64(const at::Tensor& t, Inputs inputs, bool negated) {
+  const bool integral = !is_floating(t) && t.scalar_type() != at::kBool;
+  if (inputs == Inputs::AsGiven || (!is_floating(t) && !integral)) {
+    if (!is_floating(t)) return t;
+    return t.to(at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
+  }
+  if (integral) return negated ? t.abs().neg() : t.abs();
   at::Tensor magnitude = t.abs().to(at::kDouble);
-  return at::where(at::isfinite(magnitude), magnitude, at::zeros_like(magnitude)).to(to);
+  magnitude = at::where(at::isfinite(magnitude), magnitude, at::zeros_like(magnitude));
+  if (negated) magnitude = magnitude.neg();
+  return magnitude.to(at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
 }
 
 // A dtype argument asking for a floating dtype, asking for its float64 kind instead.
@@ -64,8 +70,11 @@ bool has_number_arguments(const Call& call) {
   });
 }
 
-c10::IValue evaluate_in_float64(const Call& call, bool absolute, std::optional<at::ScalarType> numbers_in) {
-  auto convert = [absolute](const at::Tensor& t) { return in_float64(t, absolute); };
+c10::IValue evaluate_in_float64(const Call& call, Inputs inputs, std::optional<at::ScalarType> numbers_in) {
+  size_t seen = 0;  // tensors converted so far: AbsoluteOthersNegated negates all but the first
+  auto convert = [&](const at::Tensor& t) {
+    return in_float64(t, inputs, inputs == Inputs::AbsoluteOthersNegated && seen++ > 0);
+  };
   std::vector<c10::IValue> args;
   for (const c10::IValue& v : call.args) args.push_back(map_tensors(numbers_in ? rounded_to(v, *numbers_in) : v, convert));
   if (call.op) {
@@ -73,7 +82,7 @@ c10::IValue evaluate_in_float64(const Call& call, bool absolute, std::optional<a
     for (size_t i = 0; i < params.size() && i < args.size(); ++i) args[i] = float64_dtype_argument(params[i], args[i]);
     return opcall::to_python(call.op->call(std::move(args)));
   }
-  if (absolute) throw std::invalid_argument("no magnitude for a module's parameters");
+  if (inputs != Inputs::AsGiven) throw std::invalid_argument("no magnitude for a module's parameters");
   opcall::Kwargs kwargs;
   for (const auto& [name, v] : call.kwargs) kwargs.emplace_back(name, map_tensors(v, convert));
   return suite::converted_copy(*call.module, at::kDouble)->forward(args, kwargs);
@@ -165,7 +174,9 @@ Verdict judge(Complex v, Complex r, double m, const Context& c) {
     bound += 2 * spacing(terms_size, c.limits);
     if (error <= bound) return Verdict::LowPrecision;
   }
-  bound += c.terms * c.limits.eps * terms_size;
+  // Summation in any order errs by terms·eps of the terms' size; a formula subtracting multiples
+  // of an input (remainder's a - b·floor(a/b)) carries that input's rounding, a few eps of it.
+  bound += c.terms * c.limits.eps * terms_size + 4 * c.limits.eps * c.largest;
   if (error <= bound) return Verdict::Conditioning;
   return beyond ? Verdict::Range : Verdict::WrongValue;
 }
@@ -269,7 +280,7 @@ Context context_of(const Call& call) {
     map_tensors(v, [&](const at::Tensor& t) {
       if (!is_floating(t) || t.numel() == 0) return t;
       c.terms = std::max(c.terms, static_cast<double>(t.numel()));
-      at::Tensor magnitude = in_float64(t, true).abs();
+      at::Tensor magnitude = in_float64(t, Inputs::Absolute, false).abs();
       c.largest = std::max(c.largest, magnitude.max().item<double>());
       return t;
     });
@@ -299,6 +310,27 @@ bool same_structure(const Leaf& a, const Leaf& b) {
   return a.path == b.path && a.value.sizes() == b.value.sizes();
 }
 
+// The magnitude of each output element's terms: the larger of the op on the inputs' absolute
+// values and on them with all but the first negated (a - b's terms are |a| + |b|, not |a| - |b|).
+// A leaf is None where neither evaluates to the float64 value's shape.
+std::vector<Leaf> magnitudes(const Call& call, const std::vector<Leaf>& reference) {
+  std::vector<Leaf> out(reference.size(), Leaf{"", {}, false, true});  // None: unknown
+  for (Inputs inputs : {Inputs::Absolute, Inputs::AbsoluteOthersNegated}) {
+    std::vector<Leaf> probe;
+    try {
+      probe = flatten(contract_outputs(call, evaluate_in_float64(call, inputs)));
+    } catch (const std::exception&) { continue; }  // no magnitude this way
+    if (probe.size() != reference.size()) continue;
+    for (size_t i = 0; i < probe.size(); ++i) {
+      if (probe[i].none || reference[i].none || !same_structure(probe[i], reference[i])) continue;
+      at::Tensor m = probe[i].value.abs().to(at::kDouble);
+      if (out[i].none) out[i] = Leaf{reference[i].path, m, false, false};
+      else out[i].value = at::fmax(out[i].value, m);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline) {
@@ -308,22 +340,20 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
     if (!same_structure(xs[i], bs[i]) || (!xs[i].none && xs[i].value.scalar_type() != bs[i].value.scalar_type()))
       return std::nullopt;
 
-  std::vector<Leaf> rs, ms;
+  std::vector<Leaf> rs;
   try {
-    rs = flatten(contract_outputs(call, evaluate_in_float64(call, false)));
+    rs = flatten(contract_outputs(call, evaluate_in_float64(call, Inputs::AsGiven)));
   } catch (const std::exception& e) {
     return Triage{"no_reference", "", std::string("the float64 evaluation failed: ") + e.what()};
   }
-  try {
-    ms = flatten(contract_outputs(call, evaluate_in_float64(call, true)));
-  } catch (const std::exception&) {}  // no magnitude: the float64 value's own stands for it
+  const std::vector<Leaf> ms = magnitudes(call, rs);
   if (rs.size() != xs.size())
     return Triage{"no_reference", "", "the float64 evaluation gives " + std::to_string(rs.size()) + " outputs"};
 
   std::vector<Leaf> rounded;  // numbers rounded to the inputs' dtype, when that is below float64
   if (auto dtype = input_dtype(call); dtype && has_number_arguments(call)) {
     try {
-      rounded = flatten(contract_outputs(call, evaluate_in_float64(call, false, *dtype)));
+      rounded = flatten(contract_outputs(call, evaluate_in_float64(call, Inputs::AsGiven, *dtype)));
     } catch (const std::exception&) {}  // refused with rounded numbers: the float64 value judges alone
   }
 
@@ -336,7 +366,8 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
     auto matching = [&](const std::vector<Leaf>& leaves) {
       return leaves.size() == rs.size() && same_structure(leaves[i], rs[i]) ? &leaves[i] : nullptr;
     };
-    judge_leaf(xs[i], bs[i], References{rs[i], matching(rounded), matching(ms)}, output.precision, context, j);
+    const Leaf* magnitude = ms[i].none ? nullptr : &ms[i];
+    judge_leaf(xs[i], bs[i], References{rs[i], matching(rounded), magnitude}, output.precision, context, j);
   }
   const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
   const char* blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";

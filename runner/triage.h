@@ -8,11 +8,13 @@
 //   its tolerance of the float64 value of the call with its floating number arguments (a Python
 //   scalar operand, alpha) rounded to that dtype, as its kernels take them;
 // - conditioning: within terms·eps·magnitude of it, where magnitude is the op evaluated in
-//   float64 on the absolute values of the inputs' finite elements (what the terms of a sum, a
-//   product, a matrix product, a convolution or a norm add up to before they cancel), terms the
+//   float64 on the absolute values of the inputs' finite elements, and with all inputs but the
+//   first negated (what the terms of a sum, a difference, a product, a matrix product, a
+//   convolution or a norm add up to before they cancel), terms the
 //   number of elements of the largest floating input (a bound on the terms any output element
 //   combines) and eps the machine epsilon of the type the kernels accumulate in (float32's for
 //   float32, float16 and bfloat16; float64's for float64): the error any order of summation makes;
+//   plus 4·eps·the largest input, which a formula subtracting multiples of an input carries;
 // - range: the float64 value, the magnitude, or a reduction's partial sums (its terms per output
 //   element times the largest input) lie outside the dtype's finite range: an overflow is the
 //   dtype's limit, and which of inf or NaN an overflowed intermediate turns into is not compared.
@@ -33,12 +35,15 @@ namespace opsfuzz::runner {
 // which no value judges.
 std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline);
 
+// How evaluate_in_float64 takes the call's tensor inputs: as given, as the absolute values of
+// their finite elements, or so with every input but the first negated (magnitudes of terms).
+enum class Inputs { AsGiven, Absolute, AbsoluteOthersNegated };
+
 // The call's outputs evaluated in float64: floating tensor inputs in float64 (complex in
 // complex128), dtype arguments asking for a floating dtype asking for float64, a module in a
-// float64 copy; with `absolute`, floating inputs replaced by the absolute values of their finite
-// elements (operators only); with `numbers_in`, floating number arguments (a Python scalar
-// operand, alpha) first rounded to that dtype, as its kernels take them.
-c10::IValue evaluate_in_float64(const Call& call, bool absolute,
+// float64 copy (inputs as given only); with `numbers_in`, floating number arguments (a Python
+// scalar operand, alpha) first rounded to that dtype, as its kernels take them.
+c10::IValue evaluate_in_float64(const Call& call, Inputs inputs,
                                 std::optional<at::ScalarType> numbers_in = std::nullopt);
 // Whether the call has floating number arguments (which a kernel may round to its dtype).
 bool has_number_arguments(const Call& call);

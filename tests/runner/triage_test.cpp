@@ -1,0 +1,111 @@
+// Triage on real libtorch 1.13 kernels: for each rule, a false alarm it sets aside and a real bug
+// it keeps, with the side to blame. Outputs come from the real backends, as a run has them.
+#include "runner/triage.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "calls.h"
+#include "engine/config.h"
+#include "argtypes/rng.h"
+#include "generators/generators.h"
+#include "runner/op_facts.h"
+#include "specs/db/db.h"
+
+namespace opsfuzz::runner {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+at::Tensor floats(std::vector<float> v) { return at::tensor(v, at::kFloat); }
+
+// The backend's and eager's outputs on the call, which must mismatch, triaged.
+Triage triaged(const std::string& backend, const Call& call) {
+  Output out = find_backend(backend)->prepare(call)->run(call);
+  out.value = contract_outputs(call, out.value);
+  const c10::IValue baseline = contract_outputs(call, find_backend("eager_cpu")->prepare(call)->run(call).value);
+  EXPECT_FALSE(compare(out, baseline).match) << backend << " and eager_cpu must differ on " << call.what();
+  std::optional<Triage> t = triage(call, out, baseline);
+  EXPECT_TRUE(t.has_value());
+  return t.value_or(Triage{});
+}
+
+// A SpecDB sample as a call: (op, seed, index) in a configuration regenerates it.
+Call sample_call(const std::string& op, const std::string& config, uint64_t index) {
+  std::vector<Sample> samples = generate_samples(*find_spec(op), Config::parse(config), 0, Validity::Valid, index + 1);
+  const Sample& s = samples.at(index);
+  return op_call(s.op, s.args, s.kwargs, derive_seed(s.seed, s.index));
+}
+
+// ------------------------------------------------------------------------------ conditioning
+
+TEST(TriageConditioning, SetsAsideACancellingSumInAnotherOrder) {
+  // float32 sums 1e8 + 1 to 1e8 and loses the ones; float64 keeps them. Both orders are right
+  // for float32: the terms are 1e8 while the result is 2.
+  Triage t = triaged("eager_cpu_fp64", op_call("sum", {floats({1e8f, 1, -1e8f, 1})}));
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_EQ(t.blame, "none");
+  EXPECT_TRUE(t.set_aside());
+}
+
+TEST(TriageConditioning, KeepsTheFusersRemainderOfATinyDividendByAHugeDivisor) {
+  // 5.84 % -1.34e154 is -1.34e154 (the divisor's sign, as Python's %): the TensorExpr fuser's
+  // fmod(fmod(a, b) + b, b) gives -0, far beyond any rounding of the float64 operands.
+  at::Tensor other = at::tensor({-11.193137243390083, -1.3421215737872535e+154}, at::kDouble);
+  Triage t = triaged("torchscript_cpu_fused", op_call("remainder.Tensor", {floats({5.8377223f}), other}));
+  EXPECT_EQ(t.verdict, "wrong_value") << t.why;
+  EXPECT_EQ(t.blame, "backend");
+  EXPECT_FALSE(t.set_aside());
+}
+
+// ------------------------------------------------------------------------------ range
+
+TEST(TriageRange, SetsAsideTheOverflowOfAMeansPartialSum) {
+  // The mean of two values near the float32 maximum is representable, but their sum is not:
+  // float32 gives inf, the float64 run (cast back) the mean.
+  Triage t = triaged("eager_cpu_fp64", op_call("mean.dim", {floats({3e38f, 3e38f}), std::vector<int64_t>{0}}));
+  EXPECT_EQ(t.verdict, "range") << t.why;
+  EXPECT_EQ(t.blame, "none");
+}
+
+TEST(TriageRange, KeepsNaNFromFmodOfFiniteOperands) {
+  // fmod(-9, 1e-45) is exactly -0 (C's fmod is exact); the vectorized float32 kernel divides,
+  // overflows the quotient and gives NaN. The strided (scalar) path gives -0.
+  at::Tensor self = at::full({16}, -9.0f), other = at::full({16}, 1e-45f);
+  Triage t = triaged("eager_cpu_noncontig", op_call("fmod.Tensor", {self, other}));
+  EXPECT_EQ(t.verdict, "non_finite") << t.why;
+  EXPECT_EQ(t.blame, "baseline");
+}
+
+// ------------------------------------------------------------------------------ low precision
+
+TEST(TriageLowPrecision, SetsAsideAHalfSumRoundedAtItsTermsSize) {
+  // add.Tensor on float16 inputs (seed 0, index 14, config half): the float16 kernel's result
+  // is off by a fraction of a float16 ulp at the size of its terms (27), not of its result (0.34).
+  Triage t = triaged("eager_cpu_fp64", sample_call("add.Tensor", "half", 14));
+  EXPECT_EQ(t.verdict, "low_precision") << t.why;
+  EXPECT_EQ(t.blame, "none");
+}
+
+// ------------------------------------------------------------------------------ arbitration
+
+TEST(TriageArbitration, BlamesTheSideThatDepartsFromFloat64) {
+  Triage fuser = triaged("torchscript_cpu_fused_dynamic",
+                         op_call("remainder.Tensor", {floats({5.8377223f}),
+                                                      at::tensor({-1.3421215737872535e+154}, at::kDouble)}));
+  EXPECT_EQ(fuser.blame, "backend") << fuser.why;
+  Triage eager = triaged("eager_cpu_fp64", op_call("fmod.Tensor", {at::full({16}, -9.0f), at::full({16}, 1e-45f)}));
+  EXPECT_EQ(eager.blame, "baseline") << eager.why;  // the reference library's own kernel departs
+}
+
+TEST(Triage, LeavesDifferencesOfShapeOrDtypeUntriaged) {
+  const Call call = op_call("add.Tensor", {floats({1, 2}), floats({3, 4})});
+  Output out;
+  out.value = at::zeros({3});
+  EXPECT_FALSE(triage(call, out, at::zeros({2})).has_value());
+}
+
+}  // namespace
+}  // namespace opsfuzz::runner
