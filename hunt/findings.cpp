@@ -94,6 +94,7 @@ std::vector<Difference> differences(const ItemResult& result) {
       for (const runner::Diff& diff : *r->diff)
         if (!diff.match) {
           found = difference(*r, Kind::Mismatch, diff.why.empty() ? diff.code + ": " + diff.msg : diff.why);
+          found->output_dtype = diff.dtype;
           if (diff.triage) {
             found->verdict = diff.triage->verdict, found->blame = diff.triage->blame;
             found->set_aside = diff.triage->set_aside();
@@ -120,7 +121,7 @@ std::string normalized(const std::string& message) {
 std::string message_key(const Difference& d) {
   static const std::regex op_name(R"(\b[a-z_]+::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?)");  // "aten::add.Scalar"
   std::string key = normalized(d.kind == Kind::Unsupported ? std::regex_replace(d.message, op_name, "OP") : d.message);
-  if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.dtype);
+  if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.output_dtype);
   return key;
 }
 

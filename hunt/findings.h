@@ -33,6 +33,7 @@ struct Difference {
   Kind kind = Kind::Mismatch;
   std::string message;               // the error, the signal, or the first differing element, as reported
   std::string dtype;                 // the sample's first tensor input's ("float32"); "" for a suite's test
+  std::string output_dtype;          // a mismatch's: the dtype of the output that differs
   std::string config;                // the sample's generation config ("default"), or "" for a suite's test
   std::optional<std::string> known;  // the deviation the sample is in, or the known crash it is
   std::string verdict;               // a mismatch's triage verdict (runner/triage.h), "" untriaged
@@ -44,7 +45,7 @@ struct Difference {
 std::vector<Difference> differences(const runner::ItemResult& result);
 
 // A difference's part of its finding's key (Finding::key): its message normalized and, for a
-// mismatch, its triage verdict and dtype category.
+// mismatch, its triage verdict and the category of the differing output's dtype.
 std::string message_key(const Difference& d);
 
 // What occurrences of one root cause share: the message with numbers (and inf, nan), bracketed

@@ -280,6 +280,7 @@ class Comparison {
     count_ += a.numel();
     diff_.ulp = std::max(diff_.ulp, s.ulp);
     diff_.chebyshev = std::max(diff_.chebyshev, s.chebyshev);
+    if (s.first_bad >= 0 && diff_.match) diff_.dtype = opsfuzz::name(a.scalar_type());
     if (s.first_bad >= 0)
       mismatch(name + index_text(s.first_bad, a.sizes()) + ": " + s.out_text + " vs reference " + s.ref_text + " (" +
                tolerance_text(tol) + ")");

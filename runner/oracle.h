@@ -49,6 +49,7 @@ struct Diff {
   // For a mismatch, the first difference found, naming the leaf and element:
   // "output 0 at [1, 4]: 1.5 vs reference 1.25 (atol 1e-05, rtol 1.3e-06)".
   std::string why;
+  std::string dtype;             // for a mismatch of values, the dtype of the output that differs ("float32")
   std::optional<Triage> triage;  // a mismatch with the baseline, triaged (RunOptions::triage)
 };
 

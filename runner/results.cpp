@@ -36,6 +36,7 @@ json to_json(const Diff& diff) {
   j["ulp"] = json_number(diff.ulp);
   j["chebyshev"] = json_number(diff.chebyshev);
   if (!diff.match) j["why"] = diff.why;
+  if (!diff.dtype.empty()) j["dtype"] = diff.dtype;
   if (diff.triage)
     j["triage"] = {{"verdict", diff.triage->verdict}, {"blame", diff.triage->blame}, {"why", diff.triage->why}};
   return j;
@@ -99,6 +100,7 @@ Diff diff_from_json(const json& j) {
   d.chebyshev = number(j.value("chebyshev", json(0)));
   d.match = j.value("verdict", std::string("match")) == "match";
   d.why = text_or_empty(j.value("why", json()));
+  d.dtype = j.value("dtype", std::string());
   if (j.contains("triage")) {
     const json& t = j["triage"];
     d.triage = Triage{t.at("verdict").get<std::string>(), t.at("blame").get<std::string>(),

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "argtypes/text.h"
 #include "engine/config.h"
+#include "generators/classify.h"
 #include "generators/generators.h"
 #include "hunt/findings.h"
 #include "runner/results.h"
@@ -85,7 +87,7 @@ std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& orig
   Config cfg = Config::parse(origin.config);
   cfg.limits.max_size = size, cfg.limits.max_rank = size;
   cfg.limits.max_int_list = std::max<int64_t>(size, 2), cfg.limits.max_tensor_list = size;
-  constexpr size_t kCandidates = 16;
+  constexpr size_t kCandidates = 64;
   std::vector<Sample> out;
   try {
     for (Sample& s : generate_samples(spec, cfg, origin.seed, origin.valid ? Validity::Valid : Validity::Invalid,
@@ -94,6 +96,44 @@ std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& orig
   } catch (const std::exception&) {}  // no sample fits these limits: the next rung is larger
   std::stable_sort(out.begin(), out.end(),
                    [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+  return out;
+}
+
+// The sample with every tensor t mapped to fn(t) (inside lists too).
+Sample with_tensors(const Sample& s, const std::function<at::Tensor(const at::Tensor&)>& fn) {
+  Sample out = s;
+  for (c10::IValue& v : out.args) v = runner::map_tensors(v, fn);
+  for (auto& [name, v] : out.kwargs) v = runner::map_tensors(v, fn);
+  return out;
+}
+
+// Candidates one cut smaller, keeping the values: for each dim size (counted from the right, as
+// broadcasting aligns dims) every tensor that has it narrowed to its first or its second half.
+// Only those the spec classifies as the sample was (valid, or breaking the same rule).
+std::vector<Sample> narrowed(const Spec& spec, const Sample& s) {
+  std::set<std::pair<int64_t, int64_t>> cuts;  // (dim from the right, size)
+  with_tensors(s, [&](const at::Tensor& t) {
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if (t.size(d) > 1) cuts.emplace(t.dim() - d, t.size(d));
+    return t;
+  });
+  std::vector<Sample> out;
+  for (const auto& [from_right, size] : cuts)
+    for (bool second : {false, true}) {
+      const int64_t length = second ? size / 2 : (size + 1) / 2, start = second ? size - length : 0;
+      Sample c = with_tensors(s, [&](const at::Tensor& t) {
+        const int64_t d = t.dim() - from_right;
+        if (d < 0 || t.size(d) != size) return t;
+        return t.narrow(d, start, length).clone(at::MemoryFormat::Preserve);
+      });
+      try {
+        Classification k = classify(spec, in_spec_order(spec, c));
+        const bool same = s.valid ? k.valid()
+                                  : std::find(k.broken.begin(), k.broken.end(), s.violated) != k.broken.end();
+        if (same) out.push_back(std::move(c));
+      } catch (const std::exception&) {}  // inputs the spec cannot read: not a candidate
+    }
+  std::stable_sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
   return out;
 }
 
@@ -129,12 +169,11 @@ bool yaml_reproduces(const std::string& path, const hunt::Finding& f, const runn
   std::vector<runner::Item> items = runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), 0);
   for (runner::Item& item : items) item.origin.reset();  // a suite's test, as `run` sees it
   std::vector<runner::ItemResult> results = runner::run_items(items, options);
-  // A suite's test has no origin: its differences name its op as the suite does ("aten::erf"), and
-  // no dtype category; compare what a suite's run can show.
+  // A suite's test has no origin: its differences name its op as the suite does ("aten::erf").
   for (const runner::ItemResult& r : results)
     for (hunt::Difference d : hunt::differences(r)) {
       if (d.backend != f.backend || d.kind != f.kind) continue;
-      d.op = f.op, d.dtype = f.dtypes.empty() ? "" : *f.dtypes.begin();
+      d.op = f.op;
       if (hunt::message_key(d) == f.key) return true;
     }
   return false;
@@ -168,6 +207,16 @@ Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, con
       best = candidates[found->first], notes = found->second.notes;
       break;
     }
+  }
+  // Then halve dims of the sample itself while the finding occurs (values kept, so a value that
+  // matters stays), at most kRounds times.
+  constexpr int kRounds = 24;
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<Sample> candidates = narrowed(*spec, best);
+    if (candidates.empty()) break;
+    auto found = first_occurrence(f, items_of(candidates, origin.config), options);
+    if (!found) break;
+    best = candidates[found->first], notes = found->second.notes;
   }
   r.elements_after = elements(best);
 

@@ -5,7 +5,9 @@
 // Shrinking re-generates the op's samples under smaller limits (sizes and rank 1, 2, 3, 4; lists as
 // long), the same seed, configuration and validity (an invalid sample violating the same rule),
 // so every candidate is solved through the spec's constraints; the smallest candidate (in input
-// elements) that gives the finding's key again replaces the first sample.
+// elements) that gives the finding's key again replaces the first sample. Then dims of that
+// sample are halved, its values kept (tensors sharing a dim size, counted from the right, halved
+// together), while the spec classifies it as before and the key comes back.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

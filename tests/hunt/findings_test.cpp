@@ -105,10 +105,12 @@ TEST(Findings, CrashesOfTheBaselineAndErrorsOfAnotherClassAreFindings) {
   EXPECT_EQ(diffs[0].kind, Kind::Crash);
   EXPECT_EQ(diffs[1].kind, Kind::Timeout);
 
+  // Refusals of two specific classes differ; RuntimeError, the class TorchScript's interpreter
+  // gives every kernel error, is the same refusal as IndexError.
   Fixture g("mm.default", "");
-  g.with("eager_cpu", Status::InferFail, "RuntimeError: mat1 and mat2 shapes cannot be multiplied");
-  g.with("torchscript_cpu", Status::InferFail, "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3)");
-  g.with("eager_cpu_fp64", Status::InferFail, "IndexError: dimension out of range");
+  g.with("eager_cpu", Status::InferFail, "IndexError: Dimension out of range (expected to be in range of [-1, 0])");
+  g.with("torchscript_cpu", Status::InferFail, "RuntimeError: Dimension out of range (expected to be in range of)");
+  g.with("eager_cpu_fp64", Status::InferFail, "ValueError: dimension out of range");
   g.with("eager_cpu_noncontig", Status::Ok);
   auto refused = differences(g.result);
   ASSERT_EQ(refused.size(), 2u);
@@ -116,7 +118,45 @@ TEST(Findings, CrashesOfTheBaselineAndErrorsOfAnotherClassAreFindings) {
   EXPECT_EQ(refused[0].kind, Kind::Exception);
   EXPECT_EQ(refused[1].backend, "eager_cpu_noncontig");
   EXPECT_EQ(refused[1].message,
-            "accepted; the baseline refused: RuntimeError: mat1 and mat2 shapes cannot be multiplied");
+            "accepted; the baseline refused: IndexError: Dimension out of range (expected to be in range of [-1, 0])");
+}
+
+// A backend that cannot build its model for a call the baseline runs is one unsupported finding
+// per backend and message, over every op it happens on.
+TEST(Findings, UnsupportedCallsAreOneFindingOverOps) {
+  Findings findings;
+  for (const char* op : {"add.Scalar", "mul.Scalar"}) {
+    Fixture f(op, "");
+    f.with("eager_cpu", Status::Ok);
+    f.with("torchscript_cpu", Status::ExportFail,
+           std::string("RuntimeError: aten::") + op + ": TorchScript does not accept the bound arguments: Expected a "
+           "value of type 'number' for argument 'other' but instead found type 'bool'.");
+    findings.add(f.result, 0);
+  }
+  ASSERT_EQ(findings.all().size(), 1u);
+  const Finding& u = findings.all()[0];
+  EXPECT_EQ(u.kind, Kind::Unsupported);
+  EXPECT_EQ(u.id, "add_Scalar-torchscript_cpu-unsupported-1");
+  EXPECT_EQ(u.count, 2u);
+  EXPECT_EQ(u.ops, (std::set<std::string>{"add.Scalar", "mul.Scalar"}));
+}
+
+// A mismatch triage explains is counted under its rule, not a finding; with --no-triage it is one,
+// labelled with the verdict.
+TEST(Findings, MismatchesTriageSetsAsideAreCountedPerRule) {
+  for (bool keep : {false, true}) {
+    Findings findings(keep);
+    Fixture f("sum.default", "extremes");
+    f.with("eager_cpu", Status::Ok);
+    runner::Diff d = mismatch("output: 2 vs reference 0 (atol 1e-05, rtol 1.3e-06)");
+    d.dtype = "float32";
+    d.triage = runner::Triage{"conditioning", "none", "output: 2 vs baseline 0, float64 2"};
+    f.with("eager_cpu_fp64", Status::Ok).diff = {{d}};
+    findings.add(f.result, 0);
+    EXPECT_EQ(findings.set_aside().at("conditioning"), 1u);
+    ASSERT_EQ(findings.all().size(), keep ? 1u : 0u);
+    if (keep) EXPECT_EQ(to_json(findings.all()[0])["triage"], "conditioning");
+  }
 }
 
 TEST(Findings, ASampleInAMarkedDeviationIsAKnownFinding) {
