@@ -307,23 +307,29 @@ std::pair<at::Tensor, std::string> non_contiguous(const at::Tensor& t, Layout wa
 
 constexpr uint64_t layout_stream = 0x6c61796f7574;  // "layout"
 
+// The call's tensor inputs in the layouts chosen from its seed (the same choices on every run),
+// and the note naming them ("self strided, other transposed").
+std::pair<Call, std::string> in_noncontig_layouts(const Call& in) {
+  Call run = in;
+  Rng rng(derive_seed(in.seed, layout_stream));
+  std::string note;
+  map_inputs(run, [&](const at::Tensor& t, const std::string& label) {
+    auto [copy, name] = non_contiguous(t, static_cast<Layout>(rng.index(layouts)));
+    note += (note.empty() ? "" : ", ") + label + " " + name;
+    return copy;
+  });
+  return {std::move(run), note.empty() ? "no tensor inputs" : note};
+}
+
 Run prepare_noncontig(const Call& call) {
   Target target = target_of(call);
   if (call.op)
     if (auto why = rules_out_noncontig(*call.op)) throw Skip(call.what() + ": " + *why);
-  uint64_t seed = call.seed;
-  return [target, seed](const Call& in) {
-    Call run = in;
-    Rng rng(derive_seed(seed, layout_stream));  // the same choices on every run
-    std::string layouts_note;
-    map_inputs(run, [&](const at::Tensor& t, const std::string& label) {
-      auto [copy, name] = non_contiguous(t, static_cast<Layout>(rng.index(layouts)));
-      layouts_note += (layouts_note.empty() ? "" : ", ") + label + " " + name;
-      return copy;
-    });
+  return [target](const Call& in) {
+    auto [run, layouts_note] = in_noncontig_layouts(in);
     Output out;
     out.value = invoke(target, run);
-    out.notes.emplace_back("layout", layouts_note.empty() ? "no tensor inputs" : layouts_note);
+    out.notes.emplace_back("layout", layouts_note);
     out.tolerance = reordered_rounding(out.value);  // another layout, another kernel path
     return out;
   };
@@ -335,6 +341,8 @@ std::shared_ptr<Backend> precision_backend(std::string name, std::string descrip
 }
 
 }  // namespace
+
+std::string noncontig_layouts(const Call& call) { return in_noncontig_layouts(call).second; }
 
 std::shared_ptr<Backend> make_eager_cpu() {
   return std::make_shared<FnBackend>("eager_cpu",

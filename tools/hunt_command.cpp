@@ -1,6 +1,7 @@
 #include "tools/hunt_command.h"
 
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -158,8 +159,18 @@ void make_reproducers(Pending& pending, const runner::RunOptions& options, const
                       std::map<std::string, Reproduction>& reproductions, const std::string& findings_path,
                       const hunt::Findings& findings) {
   if (pending.empty()) return;
-  for (const auto& [finding, origin] : pending)
-    if (!reproductions.count(finding->id)) reproductions[finding->id] = reproduce(*finding, origin, options, dir);
+  for (const auto& [finding, origin] : pending) {
+    if (reproductions.count(finding->id)) continue;
+    try {
+      reproductions[finding->id] = reproduce(*finding, origin, options, dir);
+    } catch (const std::exception& e) {  // the finding stands without reproducers; the hunt goes on
+      Reproduction failed;
+      const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+      failed.why_not = std::string("making the reproducers failed: ") +
+                       (c10_error ? c10_error->what_without_backtrace() : e.what());
+      reproductions[finding->id] = failed;
+    }
+  }
   pending.clear();
   write_findings(findings_path, findings, reproductions);
 }

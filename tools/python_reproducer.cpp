@@ -8,6 +8,7 @@
 
 #include "argtypes/argtypes.h"
 #include "argtypes/text.h"
+#include "runner/builtin.h"
 #include "runner/values.h"
 
 namespace opsfuzz {
@@ -138,7 +139,7 @@ std::string dtype_text(at::ScalarType t) { return "torch." + std::string(opsfuzz
 // A tensor written exactly: the storage it spans (gaps zeroed), with its sizes and strides.
 std::string tensor_text(const at::Tensor& t) {
   int64_t span = t.numel() == 0 ? 0 : 1;
-  for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * t.stride(d);
+  for (int64_t d = 0; d < t.dim() && span > 0; ++d) span += (t.size(d) - 1) * t.stride(d);
   at::Tensor storage = at::zeros({span}, t.options());
   if (span > 0) storage.as_strided(t.sizes(), t.strides()).copy_(t);
   return "tensor(" + dtype_text(t.scalar_type()) + ", " + list_text(t.sizes()) + ", " + list_text(t.strides()) +
@@ -228,16 +229,14 @@ std::string op_path(const c10::FunctionSchema& schema) {
   return "torch.ops.aten." + name + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
 }
 
-// The layout eager_cpu_noncontig gave each input, by label, from its "layout" note.
-std::map<std::string, std::string> layouts_of(const PythonFinding& f) {
+// The layout eager_cpu_noncontig gives each input of the call, by label.
+std::map<std::string, std::string> layouts_of(const runner::Call& call) {
   std::map<std::string, std::string> out;
-  for (const auto& [key, value] : f.notes)
-    if (key == "layout")
-      for (const std::string& entry : split(value, ',')) {
-        std::string e = entry.substr(entry.find_first_not_of(' '));
-        size_t space = e.rfind(' ');
-        if (space != std::string::npos) out[e.substr(0, space)] = e.substr(space + 1);
-      }
+  for (const std::string& entry : split(runner::noncontig_layouts(call), ',')) {
+    std::string e = entry.substr(entry.find_first_not_of(' '));
+    size_t space = e.rfind(' ');
+    if (space != std::string::npos) out[e.substr(0, space)] = e.substr(space + 1);
+  }
   return out;
 }
 
@@ -302,7 +301,7 @@ std::string backend_function(const runner::Call& call, const PythonFinding& f) {
            "    like, refused = outcome(lambda: call(inputs()))  # the dtypes of the call as given\n"
            "    return out if refused else cast_like(out, like)\n";
   if (f.backend == "eager_cpu_noncontig") {
-    const auto layouts = layouts_of(f);
+    const auto layouts = layouts_of(call);
     ValueWriter laid_out([&](const at::Tensor&, const std::string& label, std::string t) {
       auto it = layouts.find(label);
       return it == layouts.end() || it->second == "unchanged" ? t : it->second + "(" + t + ")";

@@ -17,7 +17,6 @@ namespace opsfuzz {
 
 struct PythonFinding {
   std::string id, backend, baseline, kind, message;  // as findings.jsonl has them
-  std::vector<std::pair<std::string, std::string>> notes;  // the backend's result notes (its layouts)
 };
 
 // The script, or nullopt with why when the backend has no Python counterpart (eager_cpu_grad

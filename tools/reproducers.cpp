@@ -62,22 +62,19 @@ int64_t elements(const Sample& s) {
   return n;
 }
 
-// The finding's occurrence in a result: the backend's result that gives its key again, or nullptr.
-const runner::BackendResult* occurrence(const hunt::Finding& f, const runner::ItemResult& result) {
+// Whether the finding occurs in a result: a difference with its key.
+bool occurs(const hunt::Finding& f, const runner::ItemResult& result) {
   for (const hunt::Difference& d : hunt::differences(result))
-    if (hunt::occurs_in(d, f))
-      for (const runner::BackendResult* r : runner::all_results(result))
-        if (r->backend == f.backend) return r;
-  return nullptr;
+    if (hunt::occurs_in(d, f)) return true;
+  return false;
 }
 
-// The first of `items` (in order) on which the finding occurs: its index and the backend's notes.
-std::optional<std::pair<size_t, runner::BackendResult>> first_occurrence(const hunt::Finding& f,
-                                                                         const std::vector<runner::Item>& items,
-                                                                         const runner::RunOptions& options) {
+// The first of `items` (in order) on which the finding occurs.
+std::optional<size_t> first_occurrence(const hunt::Finding& f, const std::vector<runner::Item>& items,
+                                       const runner::RunOptions& options) {
   std::vector<runner::ItemResult> results = runner::run_items(items, options);
   for (size_t i = 0; i < results.size(); ++i)
-    if (const runner::BackendResult* r = occurrence(f, results[i])) return std::pair{i, *r};
+    if (occurs(f, results[i])) return i;
   return std::nullopt;
 }
 
@@ -198,13 +195,11 @@ Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, con
   if (first.empty()) return r.why_not = "the first sample no longer generates", r;
   Sample best = first.front();
   r.elements_before = elements(best);
-  std::vector<std::pair<std::string, std::string>> notes;
-  if (auto found = first_occurrence(f, items_of({best}, origin.config), options)) notes = found->second.notes;
   for (int64_t size : {1, 2, 3, 4}) {
     std::vector<Sample> candidates = smaller_samples(*spec, origin, size, elements(best));
     if (candidates.empty()) continue;
     if (auto found = first_occurrence(f, items_of(candidates, origin.config), options)) {
-      best = candidates[found->first], notes = found->second.notes;
+      best = candidates[*found];
       break;
     }
   }
@@ -216,7 +211,7 @@ Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, con
     if (candidates.empty()) break;
     auto found = first_occurrence(f, items_of(candidates, origin.config), options);
     if (!found) break;
-    best = candidates[found->first], notes = found->second.notes;
+    best = candidates[*found];
   }
   r.elements_after = elements(best);
 
@@ -229,7 +224,7 @@ Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, con
 
   runner::Item item = runner::item_from_sample(best, origin.config);
   if (item.sides[0].call) {
-    PythonFinding pf{f.id, f.backend, f.baseline, hunt::name(f.kind), f.message, notes};
+    PythonFinding pf{f.id, f.backend, f.baseline, hunt::name(f.kind), f.message};
     if (auto script = python_reproducer(*item.sides[0].call, pf, r.why_not)) {
       r.py = "reproducers/" + f.id + ".py";
       write_file(std::filesystem::path(dir) / r.py, *script);
