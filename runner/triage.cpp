@@ -160,8 +160,9 @@ Verdict judge(Complex v, Complex r, double m, const Context& c) {
   const double size = std::abs(r);
   // Beyond the dtype's range: the exact value, the sum of the finite terms' magnitudes, or a
   // reduction's partial sums of its largest terms (a mean of values near the maximum). NaN is not.
+  // A reduction's terms may also be products of two inputs (a norm's squares, a matrix product's).
   const bool beyond = (std::isfinite(size) && size > c.limits.max) || m > c.limits.max ||
-                      c.reduced * c.largest > c.limits.max;
+                      c.reduced * c.largest > c.limits.max || (c.reduced > 1 && c.largest * c.largest > c.limits.max);
   if (!is_finite(v) || !is_finite(r)) {
     if (beyond) return Verdict::Range;
     return is_finite(r) ? Verdict::NonFinite : Verdict::WrongValue;

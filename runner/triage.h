@@ -16,7 +16,8 @@
 //   float32, float16 and bfloat16; float64's for float64): the error any order of summation makes;
 //   plus 4·eps·the largest input, which a formula subtracting multiples of an input carries;
 // - range: the float64 value, the magnitude, or a reduction's partial sums (its terms per output
-//   element times the largest input) lie outside the dtype's finite range: an overflow is the
+//   element times the largest input) or terms (the largest input squared: a norm's squares, a
+//   matrix product's products) lie outside the dtype's finite range: an overflow is the
 //   dtype's limit, and which of inf or NaN an overflowed intermediate turns into is not compared.
 // A side departing from the float64 value beyond all of these is blamed; the difference stands as a
 // finding with the verdict wrong_value, or non_finite (inf or NaN where the exact value is finite

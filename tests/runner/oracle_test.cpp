@@ -379,7 +379,9 @@ TEST(Json, ComparableEntryHasOpdiffsKeysAndOurs) {
   EXPECT_DOUBLE_EQ(d.max_abs, 2);
   EXPECT_DOUBLE_EQ(d.mean_abs, 2.0 / 3);
   nlohmann::json j = to_json(d);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev", "why"}));
+  EXPECT_EQ(keys(j),
+            (std::set<std::string>{"ok", "mse", "max_abs", "mean_abs", "verdict", "ulp", "chebyshev", "why", "dtype"}));
+  EXPECT_EQ(j["dtype"], "float64");  // the differing output's
   EXPECT_EQ(j["ok"], true);
   EXPECT_DOUBLE_EQ(j["mse"].get<double>(), 4.0 / 3);
   EXPECT_EQ(j["max_abs"], 2.0);
