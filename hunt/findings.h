@@ -57,8 +57,8 @@ struct Finding {
   std::string op, backend, baseline;
   Kind kind = Kind::Mismatch;
   std::string verdict, blame;  // the first occurrence's triage ("" untriaged)
-  std::string message;  // the first occurrence's
-  std::string key;      // what its occurrences share (normalized message and dtype category)
+  std::string message;         // the first occurrence's
+  std::string key;             // what its occurrences share: message_key()
   uint64_t count = 0;
   uint64_t first = 0;                // the execution position of its first item
   std::vector<std::string> samples;  // the first kMaxSamples item ids

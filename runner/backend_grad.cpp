@@ -172,15 +172,15 @@ void check_applies(const Call& call) {
   if (!call.op && !call.module) throw std::invalid_argument("eager_cpu_grad: a call without an op or module");
   if (call.op)
     if (auto reason = unchecked_op(*call.op, call.args)) throw Skip(*reason);
-  bool generator = std::any_of(call.args.begin(), call.args.end(), [](const auto& v) { return v.isGenerator(); }) ||
-                   std::any_of(call.kwargs.begin(), call.kwargs.end(), [](const auto& kv) { return kv.second.isGenerator(); });
+  bool generator =
+      std::any_of(call.args.begin(), call.args.end(), [](const auto& v) { return v.isGenerator(); }) ||
+      std::any_of(call.kwargs.begin(), call.kwargs.end(), [](const auto& kv) { return kv.second.isGenerator(); });
   if (generator)
     throw Skip(call.what() +
                " is given an explicit generator: its draws cannot be replayed for "
                "finite differences");
   if (floating_dtypes(call).empty()) throw Skip("no floating inputs");
 }
-
 
 // The call as a function of its differentiable inputs, in float64: the floating tensors, in
 // argument order, except those of arguments autograd refuses.
@@ -461,7 +461,7 @@ class Differencer {
 
   Evaluator& eval_;
   const AutogradPass& pass_;
-  double rounding_;  // what rounding L's terms in float64 contributes to a difference quotient
+  double rounding_;                 // what rounding L's terms in float64 contributes to a difference quotient
   std::vector<at::Tensor> inputs_;  // the differentiable inputs, moved one element at a time
   FiniteDifferences result_;
 };

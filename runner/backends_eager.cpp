@@ -245,8 +245,9 @@ Run prepare_precision(const Call& call, const Precision& p) {
   }
   auto back = std::make_shared<const CastBack>(call, p);
   if (back->erases_refused_dtypes())
-    throw Skip(call.what() + ": the call as given is refused and its inputs differ in floating dtype; in one run "
-                             "dtype the difference vanishes, so the run would not be the same call");
+    throw Skip(call.what() +
+               ": the call as given is refused and its inputs differ in floating dtype; in one run "
+               "dtype the difference vanishes, so the run would not be the same call");
   return [target, back, p](const Call& in) {
     bool converted = false;
     Call run = convert_inputs(in, p, converted);

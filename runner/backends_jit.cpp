@@ -173,8 +173,8 @@ bool has_fusion_group(const jit::Block* block) {
   std::string message = text.substr(text.find('\n', header.size()) + 1);  // after the traceback line
   std::string type;
   auto letter = [](unsigned char c) { return std::isalpha(c) != 0; };
-  if (size_t name_end = message.find("Error: ");
-      name_end != std::string::npos && name_end > 0 && std::all_of(message.begin(), message.begin() + name_end, letter)) {
+  if (size_t name_end = message.find("Error: "); name_end != std::string::npos && name_end > 0 &&
+                                                 std::all_of(message.begin(), message.begin() + name_end, letter)) {
     type = message.substr(0, name_end + 5);
     message = message.substr(name_end + 7);
   }

@@ -103,8 +103,8 @@ Diff diff_from_json(const json& j) {
   d.dtype = j.value("dtype", std::string());
   if (j.contains("triage")) {
     const json& t = j["triage"];
-    d.triage = Triage{t.at("verdict").get<std::string>(), t.at("blame").get<std::string>(),
-                      t.at("why").get<std::string>()};
+    d.triage =
+        Triage{t.at("verdict").get<std::string>(), t.at("blame").get<std::string>(), t.at("why").get<std::string>()};
   }
   return d;
 }

@@ -18,22 +18,24 @@ bool Triage::set_aside() const {
 
 namespace {
 
-bool is_floating(const at::Tensor& t) { return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()); }
+bool is_floating(const at::Tensor& t) {
+  return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type());
+}
 
 // t in float64 (complex128), as `inputs` says: as given, or its absolute values with non-finite
 // ones as 0 (the magnitude of the finite terms; an infinite input's own result is judged by the
 // float64 value), negated for `negated`. Integral tensors (not bool) take the signs too.
 at::Tensor in_float64(const at::Tensor& t, Inputs inputs, bool negated) {
-  const bool integral = !is_floating(t) && t.scalar_type() != at::kBool;
-  if (inputs == Inputs::AsGiven || (!is_floating(t) && !integral)) {
-    if (!is_floating(t)) return t;
-    return t.to(at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
+  const bool floating = is_floating(t);
+  const at::ScalarType wide = at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble;
+  if (inputs == Inputs::AsGiven) return floating ? t.to(wide) : t;
+  if (t.scalar_type() == at::kBool) return t;
+  at::Tensor magnitude = t.abs();
+  if (floating) {
+    magnitude = magnitude.to(at::kDouble);
+    magnitude = at::where(at::isfinite(magnitude), magnitude, at::zeros_like(magnitude)).to(wide);
   }
-  if (integral) return negated ? t.abs().neg() : t.abs();
-  at::Tensor magnitude = t.abs().to(at::kDouble);
-  magnitude = at::where(at::isfinite(magnitude), magnitude, at::zeros_like(magnitude));
-  if (negated) magnitude = magnitude.neg();
-  return magnitude.to(at::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
+  return negated ? magnitude.neg() : magnitude;
 }
 
 // A dtype argument asking for a floating dtype, asking for its float64 kind instead.
@@ -46,10 +48,6 @@ c10::IValue float64_dtype_argument(const c10::Argument& param, const c10::IValue
   if (at::isFloatingType(dtype)) return static_cast<int64_t>(at::kDouble);
   return v;
 }
-
-}  // namespace
-
-namespace {
 
 // A floating number argument rounded to `dtype`, as a kernel of that dtype takes it.
 c10::IValue rounded_to(const c10::IValue& v, at::ScalarType dtype) {
@@ -65,9 +63,8 @@ c10::IValue rounded_to(const c10::IValue& v, at::ScalarType dtype) {
 }  // namespace
 
 bool has_number_arguments(const Call& call) {
-  return std::any_of(call.args.begin(), call.args.end(), [](const c10::IValue& v) {
-    return v.isDouble() || v.isComplexDouble();
-  });
+  return std::any_of(call.args.begin(), call.args.end(),
+                     [](const c10::IValue& v) { return v.isDouble() || v.isComplexDouble(); });
 }
 
 c10::IValue evaluate_in_float64(const Call& call, Inputs inputs, std::optional<at::ScalarType> numbers_in) {
@@ -76,7 +73,8 @@ c10::IValue evaluate_in_float64(const Call& call, Inputs inputs, std::optional<a
     return in_float64(t, inputs, inputs == Inputs::AbsoluteOthersNegated && seen++ > 0);
   };
   std::vector<c10::IValue> args;
-  for (const c10::IValue& v : call.args) args.push_back(map_tensors(numbers_in ? rounded_to(v, *numbers_in) : v, convert));
+  for (const c10::IValue& v : call.args)
+    args.push_back(map_tensors(numbers_in ? rounded_to(v, *numbers_in) : v, convert));
   if (call.op) {
     const auto& params = call.op->schema().arguments();
     for (size_t i = 0; i < params.size() && i < args.size(); ++i) args[i] = float64_dtype_argument(params[i], args[i]);
@@ -148,9 +146,9 @@ bool is_finite(Complex z) { return std::isfinite(z.real()) && std::isfinite(z.im
 // What the call's inputs tell every element's bound.
 struct Context {
   Limits limits;
-  double terms = 1;     // elements of the largest floating input
-  double largest = 0;   // the largest finite |element| of the floating inputs
-  double reduced = 1;   // terms per element of the leaf judged, as a reduction has them: terms / its elements
+  double terms = 1;    // elements of the largest floating input
+  double largest = 0;  // the largest finite |element| of the floating inputs
+  double reduced = 1;  // terms per element of the leaf judged, as a reduction has them: terms / its elements
 };
 
 // One side's value v against the float64 value r, with magnitude m (NaN when unknown).
@@ -236,7 +234,9 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
   c.limits = limits_of(dtype);
   if (!c.limits.exact && precision) c.limits = limits_of(*precision);
   c.reduced = std::max(1.0, c.terms / static_cast<double>(std::max<int64_t>(x.value.numel(), 1)));
-  auto where = [&](int64_t i) { return "output" + (x.path.empty() ? "" : " " + x.path) + index_text(i, x.value.sizes()); };
+  auto where = [&](int64_t i) {
+    return "output" + (x.path.empty() ? "" : " " + x.path) + index_text(i, x.value.sizes());
+  };
   const bool complex = at::isComplexType(dtype) || at::isComplexType(r.value.scalar_type());
   const at::Tensor xs = flat_values(x.value, complex), bs = flat_values(b.value, complex);
   const at::Tensor rs = flat_values(r.value, complex);
@@ -253,7 +253,7 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
     const at::Tensor off_x = flags(x.value.ne(exact)), off_b = flags(b.value.ne(exact));
     const at::Tensor far_x = flags(x.value.ne(near)), far_b = flags(b.value.ne(near));
     auto verdict = [](const at::Tensor& off, const at::Tensor& far, int64_t i) {
-      return !off.data_ptr<bool>()[i] ? Verdict::Same
+      return !off.data_ptr<bool>()[i]  ? Verdict::Same
              : far.data_ptr<bool>()[i] ? Verdict::WrongValue
                                        : Verdict::LowPrecision;
     };

@@ -166,8 +166,8 @@ void make_reproducers(Pending& pending, const runner::RunOptions& options, const
     } catch (const std::exception& e) {  // the finding stands without reproducers; the hunt goes on
       Reproduction failed;
       const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-      failed.why_not = std::string("making the reproducers failed: ") +
-                       (c10_error ? c10_error->what_without_backtrace() : e.what());
+      failed.why_not =
+          std::string("making the reproducers failed: ") + (c10_error ? c10_error->what_without_backtrace() : e.what());
       reproductions[finding->id] = failed;
     }
   }

@@ -329,7 +329,8 @@ std::optional<std::string> python_reproducer(const runner::Call& call, const Pyt
   const auto& params = call.op->schema().arguments();
   std::string names;
   size_t kwarg_only = 0;
-  for (const c10::Argument& p : params) names += (names.empty() ? "" : ", ") + quoted(p.name()), kwarg_only += p.kwarg_only();
+  for (const c10::Argument& p : params)
+    names += (names.empty() ? "" : ", ") + quoted(p.name()), kwarg_only += p.kwarg_only();
 
   std::ostringstream s;
   s << "#!/usr/bin/env python3\n"
@@ -346,7 +347,8 @@ std::optional<std::string> python_reproducer(const runner::Call& call, const Pyt
     << "    return " << stack_text(call, plain) << "\n\n\n"
     << "def call(stack):\n    n = len(stack) - KWARG_ONLY\n"
     << "    return OP(*stack[:n], **dict(zip(NAMES[n:], stack[n:])))\n\n\n"
-    << backend_function(call, f) << "\n\n" << kMain;
+    << backend_function(call, f) << "\n\n"
+    << kMain;
   return s.str();
 }
 

@@ -87,12 +87,11 @@ std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& orig
   constexpr size_t kCandidates = 64;
   std::vector<Sample> out;
   try {
-    for (Sample& s : generate_samples(spec, cfg, origin.seed, origin.valid ? Validity::Valid : Validity::Invalid,
-                                      kCandidates))
+    for (Sample& s :
+         generate_samples(spec, cfg, origin.seed, origin.valid ? Validity::Valid : Validity::Invalid, kCandidates))
       if (elements(s) < than && (origin.valid || s.violated == origin.violated)) out.push_back(std::move(s));
   } catch (const std::exception&) {}  // no sample fits these limits: the next rung is larger
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+  std::stable_sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
   return out;
 }
 
@@ -125,8 +124,8 @@ std::vector<Sample> narrowed(const Spec& spec, const Sample& s) {
       });
       try {
         Classification k = classify(spec, in_spec_order(spec, c));
-        const bool same = s.valid ? k.valid()
-                                  : std::find(k.broken.begin(), k.broken.end(), s.violated) != k.broken.end();
+        const bool same =
+            s.valid ? k.valid() : std::find(k.broken.begin(), k.broken.end(), s.violated) != k.broken.end();
         if (same) out.push_back(std::move(c));
       } catch (const std::exception&) {}  // inputs the spec cannot read: not a candidate
     }

@@ -25,11 +25,11 @@ struct Finding;
 }
 
 struct Reproduction {
-  std::string yaml, py;          // paths relative to the hunt's folder; "" when not written
-  std::string why_not;           // why one of them is missing
-  bool yaml_reproduces = false;  // running the YAML test gave the finding's key again
+  std::string yaml, py;                             // paths relative to the hunt's folder; "" when not written
+  std::string why_not;                              // why one of them is missing
+  bool yaml_reproduces = false;                     // running the YAML test gave the finding's key again
   int64_t elements_before = 0, elements_after = 0;  // tensor input elements, first sample and reproducer
-  double seconds = 0;                                // shrinking and checking
+  double seconds = 0;                               // shrinking and checking
 };
 
 // {"reproducers": {"yaml", "py"}, "shrunk": {"elements_before", "elements_after"}, ...}: the fields

@@ -129,8 +129,9 @@ TEST(Findings, UnsupportedCallsAreOneFindingOverOps) {
     Fixture f(op, "");
     f.with("eager_cpu", Status::Ok);
     f.with("torchscript_cpu", Status::ExportFail,
-           std::string("RuntimeError: aten::") + op + ": TorchScript does not accept the bound arguments: Expected a "
-           "value of type 'number' for argument 'other' but instead found type 'bool'.");
+           std::string("RuntimeError: aten::") + op +
+               ": TorchScript does not accept the bound arguments: Expected a "
+               "value of type 'number' for argument 'other' but instead found type 'bool'.");
     findings.add(f.result, 0);
   }
   ASSERT_EQ(findings.all().size(), 1u);

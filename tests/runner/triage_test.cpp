@@ -92,9 +92,9 @@ TEST(TriageLowPrecision, SetsAsideAHalfSumRoundedAtItsTermsSize) {
 // ------------------------------------------------------------------------------ arbitration
 
 TEST(TriageArbitration, BlamesTheSideThatDepartsFromFloat64) {
-  Triage fuser = triaged("torchscript_cpu_fused_dynamic",
-                         op_call("remainder.Tensor", {floats({5.8377223f}),
-                                                      at::tensor({-1.3421215737872535e+154}, at::kDouble)}));
+  Triage fuser =
+      triaged("torchscript_cpu_fused_dynamic",
+              op_call("remainder.Tensor", {floats({5.8377223f}), at::tensor({-1.3421215737872535e+154}, at::kDouble)}));
   EXPECT_EQ(fuser.blame, "backend") << fuser.why;
   Triage eager = triaged("eager_cpu_fp64", op_call("fmod.Tensor", {at::full({16}, -9.0f), at::full({16}, 1e-45f)}));
   EXPECT_EQ(eager.blame, "baseline") << eager.why;  // the reference library's own kernel departs

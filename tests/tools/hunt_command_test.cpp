@@ -59,8 +59,8 @@ TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
 }
 
 std::vector<std::string> hunt_args(const std::filesystem::path& dir) {
-  return {"hunt",     "--ops", "fmod.Tensor,remainder.Tensor",       "--configs", "default,extremes",
-          "--max",    "60",    "--backends", "eager_cpu_noncontig;eager_cpu_fp64", "--out", dir.string()};
+  return {"hunt", "--ops",      "fmod.Tensor,remainder.Tensor",       "--configs", "default,extremes", "--max",
+          "60",   "--backends", "eager_cpu_noncontig;eager_cpu_fp64", "--out",     dir.string()};
 }
 
 // A findings file's lines without the time shrinking took, which two runs do not share.

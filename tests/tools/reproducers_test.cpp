@@ -43,8 +43,8 @@ class Reproducers : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("opsfuzz_reproducers_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     run_ = cli({"hunt", "--ops", "fmod.Tensor,remainder.Tensor,floor_divide.default,div.Tensor_mode", "--configs",
-                "extremes", "--no-invalid", "--max", "20", "--backends", "eager_cpu_noncontig;eager_cpu_fp64",
-                "--out", dir_.string()});
+                "extremes", "--no-invalid", "--max", "20", "--backends", "eager_cpu_noncontig;eager_cpu_fp64", "--out",
+                dir_.string()});
     findings_ = findings_of(dir_);
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
