@@ -151,6 +151,10 @@ struct Context {
   double reduced = 1;  // terms per element of the leaf judged, as a reduction has them: terms / its elements
 };
 
+// A value within this factor of the dtype's largest leaves a formula with small constants no room
+// (x * 6 / 6 in hardswish, (e^x + e^-x) / 2 in cosh): its overflow there is the dtype's limit.
+constexpr double kHeadroom = 16;
+
 // One side's value v against the float64 value r, with magnitude m (NaN when unknown).
 Verdict judge(Complex v, Complex r, double m, const Context& c) {
   if (v == r || (is_nan(v) && is_nan(r))) return Verdict::Same;
@@ -159,7 +163,8 @@ Verdict judge(Complex v, Complex r, double m, const Context& c) {
   // Beyond the dtype's range: the exact value, the sum of the finite terms' magnitudes, or a
   // reduction's partial sums of its largest terms (a mean of values near the maximum). NaN is not.
   // A reduction's terms may also be products of two inputs (a norm's squares, a matrix product's).
-  const bool beyond = (std::isfinite(size) && size > c.limits.max) || m > c.limits.max ||
+  const double headroom = c.limits.max / kHeadroom;
+  const bool beyond = (std::isfinite(size) && size > headroom) || m > headroom ||
                       c.reduced * c.largest > c.limits.max || (c.reduced > 1 && c.largest * c.largest > c.limits.max);
   if (!is_finite(v) || !is_finite(r)) {
     if (beyond) return Verdict::Range;

@@ -3,24 +3,26 @@
 // a difference is set aside only where a rule explains it, and each rule says why:
 // - arbitration: both sides lie within their dtype's tolerance of the float64 value;
 // - low_precision: float16/bfloat16 outputs within two of their ulps at the size of the float64
-//   value or of the magnitude below (the rounding of the result, or of an intermediate term, to
-//   the dtype), or an output of any dtype below float64 within
-//   its tolerance of the float64 value of the call with its floating number arguments (a Python
-//   scalar operand, alpha) rounded to that dtype, as its kernels take them;
-// - conditioning: within terms·eps·magnitude of it, where magnitude is the op evaluated in
-//   float64 on the absolute values of the inputs' finite elements, and with all inputs but the
-//   first negated (what the terms of a sum, a difference, a product, a matrix product, a
-//   convolution or a norm add up to before they cancel), terms the
-//   number of elements of the largest floating input (a bound on the terms any output element
-//   combines) and eps the machine epsilon of the type the kernels accumulate in (float32's for
-//   float32, float16 and bfloat16; float64's for float64): the error any order of summation makes;
-//   plus 4·eps·the largest input, which a formula subtracting multiples of an input carries;
-// - range: the float64 value, the magnitude, or a reduction's partial sums (its terms per output
-//   element times the largest input) or terms (the largest input squared: a norm's squares, a
-//   matrix product's products) lie outside the dtype's finite range: an overflow is the
-//   dtype's limit, and which of inf or NaN an overflowed intermediate turns into is not compared.
-// A side departing from the float64 value beyond all of these is blamed; the difference stands as a
-// finding with the verdict wrong_value, or non_finite (inf or NaN where the exact value is finite
+//   value, of the magnitude below, or of the largest input times the largest number argument
+//   (the rounding of the result, or of an intermediate term such as alpha·other, to the dtype);
+//   or an output of any dtype below float64 within its tolerance of the float64 value of the call
+//   with its floating number arguments (a Python scalar operand, alpha) rounded to that dtype, as
+//   its kernels take them;
+// - conditioning: within terms·eps·magnitude + 4·eps·largest input. The magnitude is the op in
+//   float64 on the absolute values of the inputs' finite elements, and on them with all inputs but
+//   the first negated (what the terms of a sum, a difference, a product, a matrix product, a
+//   convolution or a norm add up to before they cancel); terms the elements of the largest
+//   floating input (a bound on the terms any output element combines); eps the machine epsilon of
+//   the type kernels accumulate in (float32's for float32, float16 and bfloat16; float64's for
+//   float64): the error any order of summation makes, and the rounding of an input that a formula
+//   subtracting its multiples carries (a - b·floor(a/b));
+// - range: the float64 value or the magnitude lie within a factor 16 of the dtype's largest value
+//   (no room for a formula's small constants: x·6/6, (e^x + e^-x)/2), or a reduction's partial
+//   sums (terms per output element times the largest input) or terms (the largest input squared:
+//   a norm's squares) lie beyond it: an overflow is the dtype's limit, and which of inf or NaN an
+//   overflowed intermediate turns into is not compared.
+// A side departing from the float64 value beyond all of these is blamed; the difference stands as
+// a finding with the verdict wrong_value, or non_finite (inf or NaN where the exact value is finite
 // and representable). Docs: docs/hunt.md.
 #pragma once
 
