@@ -242,6 +242,14 @@ bool all_ok(const BackendResult& r) {
   return std::all_of(r.res.begin(), r.res.end(), [](const SideResult& s) { return s.status == Status::Ok; });
 }
 
+// Triage of a mismatch (runner/triage.h); a triage that fails leaves the mismatch standing, with
+// why, and never the backend's result.
+std::optional<Triage> triage_or_why(const Call& call, const Output& out, const c10::IValue& reference) {
+  try {
+    return triage(call, out, reference);
+  } catch (const std::exception& e) { return Triage{"no_reference", "", "triage failed: " + error_text(e)}; }
+}
+
 // opdiff's diff_all for a run: side a against side b for a pair; otherwise against the backend's
 // own reference, or the baseline's outputs. nullopt when there is nothing to compare.
 void compare_run(const Item& item, Run& run, const Run* baseline, bool triage_mismatches) {
@@ -261,7 +269,8 @@ void compare_run(const Item& item, Run& run, const Run* baseline, bool triage_mi
       const c10::IValue reference =
           defined(0, baseline->outputs[0][std::min(rep, baseline->outputs[0].size() - 1)].value);
       diffs.push_back(compare(out, reference));
-      if (triage_mismatches && !diffs.back().match) diffs.back().triage = triage(*item.sides[0].call, out, reference);
+      if (triage_mismatches && !diffs.back().match)
+        diffs.back().triage = triage_or_why(*item.sides[0].call, out, reference);
     } else {
       return;
     }

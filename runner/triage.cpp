@@ -146,9 +146,10 @@ bool is_finite(Complex z) { return std::isfinite(z.real()) && std::isfinite(z.im
 // What the call's inputs tell every element's bound.
 struct Context {
   Limits limits;
-  double terms = 1;    // elements of the largest floating input
-  double largest = 0;  // the largest finite |element| of the floating inputs
-  double reduced = 1;  // terms per element of the leaf judged, as a reduction has them: terms / its elements
+  double terms = 1;           // elements of the largest floating input
+  double largest = 0;         // the largest finite |element| of the floating inputs
+  double largest_number = 1;  // the largest |number argument| (a Python scalar operand, alpha), 1 at least
+  double reduced = 1;         // terms per element of the leaf judged, as a reduction has them: terms / its elements
 };
 
 // A value within this factor of the dtype's largest leaves a formula with small constants no room
@@ -174,8 +175,10 @@ Verdict judge(Complex v, Complex r, double m, const Context& c) {
   double bound = c.limits.tolerance.atol + c.limits.tolerance.rtol * size;
   if (error <= bound) return Verdict::Arbitration;
   const double terms_size = std::isnan(m) ? size : std::max(size, m);
-  if (c.limits.mantissa_bits > 0) {  // an intermediate rounded to the dtype errs by its ulps at the terms' size
-    bound += 2 * spacing(terms_size, c.limits);
+  if (c.limits.mantissa_bits > 0) {
+    // An intermediate rounded to the dtype errs by its ulps at the terms' size; a number argument
+    // times an input (alpha * other) is such a term.
+    bound += 2 * spacing(std::max(terms_size, c.largest * c.largest_number), c.limits);
     if (error <= bound) return Verdict::LowPrecision;
   }
   // Summation in any order errs by terms·eps of the terms' size; a formula subtracting multiples
@@ -293,6 +296,16 @@ Context context_of(const Call& call) {
   };
   for (const c10::IValue& v : call.args) visit(v);
   for (const auto& [name, v] : call.kwargs) visit(v);
+  if (call.op) {
+    const auto& params = call.op->schema().arguments();
+    for (size_t i = 0; i < params.size() && i < call.args.size(); ++i) {
+      c10::TypePtr type = params[i].real_type();
+      if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+      const c10::IValue& v = call.args[i];
+      if (type->kind() == c10::TypeKind::NumberType && (v.isDouble() || v.isInt()))
+        c.largest_number = std::max(c.largest_number, std::abs(v.isDouble() ? v.toDouble() : double(v.toInt())));
+    }
+  }
   return c;
 }
 
@@ -329,6 +342,7 @@ std::vector<Leaf> magnitudes(const Call& call, const std::vector<Leaf>& referenc
     if (probe.size() != reference.size()) continue;
     for (size_t i = 0; i < probe.size(); ++i) {
       if (probe[i].none || reference[i].none || !same_structure(probe[i], reference[i])) continue;
+      if (!is_floating(probe[i].value)) continue;  // integral and bool outputs compare exactly
       at::Tensor m = probe[i].value.abs().to(at::kDouble);
       if (out[i].none) out[i] = Leaf{reference[i].path, m, false, false};
       else out[i].value = at::fmax(out[i].value, m);
