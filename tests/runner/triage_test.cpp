@@ -51,10 +51,10 @@ TEST(TriageConditioning, SetsAsideACancellingSumInAnotherOrder) {
 }
 
 TEST(TriageConditioning, KeepsTheFusersRemainderOfATinyDividendByAHugeDivisor) {
-  // 5.84 % -1.34e154 is -1.34e154 (the divisor's sign, as Python's %): the TensorExpr fuser's
-  // fmod(fmod(a, b) + b, b) gives -0, far beyond any rounding of the float64 operands.
-  at::Tensor other = at::tensor({-11.193137243390083, -1.3421215737872535e+154}, at::kDouble);
-  Triage t = triaged("torchscript_cpu_fused", op_call("remainder.Tensor", {floats({5.8377223f}), other}));
+  // 5.84 % -1e30 is -1e30 (the divisor's sign, as Python's %): the TensorExpr fuser's
+  // fmod(fmod(a, b) + b, b) gives -0, far beyond any rounding of the operands.
+  const Call call = op_call("remainder.Tensor", {floats({5.8377223f}), floats({-11.19f, -1e30f})});
+  Triage t = triaged("torchscript_cpu_fused", call);
   EXPECT_EQ(t.verdict, "wrong_value") << t.why;
   EXPECT_EQ(t.blame, "backend");
   EXPECT_FALSE(t.set_aside());
@@ -93,11 +93,18 @@ TEST(TriageLowPrecision, SetsAsideAHalfSumRoundedAtItsTermsSize) {
 
 TEST(TriageArbitration, BlamesTheSideThatDepartsFromFloat64) {
   Triage fuser =
-      triaged("torchscript_cpu_fused_dynamic",
-              op_call("remainder.Tensor", {floats({5.8377223f}), at::tensor({-1.3421215737872535e+154}, at::kDouble)}));
+      triaged("torchscript_cpu_fused_dynamic", op_call("remainder.Tensor", {floats({5.8377223f}), floats({-1e30f})}));
   EXPECT_EQ(fuser.blame, "backend") << fuser.why;
   Triage eager = triaged("eager_cpu_fp64", op_call("fmod.Tensor", {at::full({16}, -9.0f), at::full({16}, 1e-45f)}));
   EXPECT_EQ(eager.blame, "baseline") << eager.why;  // the reference library's own kernel departs
+}
+
+TEST(TriageArbitration, BlamesNoSideWhereTheInputsAreFloat64Already) {
+  // The float64 evaluation of float64 inputs is eager's own call: it cannot arbitrate.
+  at::Tensor self = at::tensor({5.8377223}, at::kDouble), other = at::tensor({-1.3421215737872535e+154}, at::kDouble);
+  Triage t = triaged("torchscript_cpu_fused", op_call("remainder.Tensor", {self, other}));
+  EXPECT_EQ(t.verdict, "wrong_value") << t.why;
+  EXPECT_EQ(t.blame, "");
 }
 
 TEST(Triage, LeavesDifferencesOfShapeOrDtypeUntriaged) {
