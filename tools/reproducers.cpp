@@ -84,7 +84,7 @@ std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& orig
   Config cfg = Config::parse(origin.config);
   cfg.limits.max_size = size, cfg.limits.max_rank = size;
   cfg.limits.max_int_list = std::max<int64_t>(size, 2), cfg.limits.max_tensor_list = size;
-  constexpr size_t kCandidates = 64;
+  constexpr size_t kCandidates = 16;
   std::vector<Sample> out;
   try {
     for (Sample& s :
