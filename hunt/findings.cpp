@@ -119,8 +119,13 @@ std::string normalized(const std::string& message) {
 }
 
 std::string message_key(const Difference& d) {
+  // An unsupported call's cause is the backend's: the op and the argument it names are instances.
   static const std::regex op_name(R"(\b[a-z_]+::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?)");  // "aten::add.Scalar"
-  std::string key = normalized(d.kind == Kind::Unsupported ? std::regex_replace(d.message, op_name, "OP") : d.message);
+  static const std::regex argument_name(R"(argument '[^']*')");
+  std::string message = d.message;
+  if (d.kind == Kind::Unsupported)
+    message = std::regex_replace(std::regex_replace(message, op_name, "OP"), argument_name, "argument 'ARG'");
+  std::string key = normalized(message);
   if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.output_dtype);
   return key;
 }

@@ -125,13 +125,13 @@ TEST(Findings, CrashesOfTheBaselineAndErrorsOfAnotherClassAreFindings) {
 // per backend and message, over every op it happens on.
 TEST(Findings, UnsupportedCallsAreOneFindingOverOps) {
   Findings findings;
-  for (const char* op : {"add.Scalar", "mul.Scalar"}) {
+  for (auto [op, argument] : {std::pair{"add.Scalar", "other"}, std::pair{"mul.Scalar", "alpha"}}) {
     Fixture f(op, "");
     f.with("eager_cpu", Status::Ok);
     f.with("torchscript_cpu", Status::ExportFail,
            std::string("RuntimeError: aten::") + op +
-               ": TorchScript does not accept the bound arguments: Expected a "
-               "value of type 'number' for argument 'other' but instead found type 'bool'.");
+               ": TorchScript does not accept the bound arguments: Expected a value of type 'number' for argument '" +
+               argument + "' but instead found type 'bool'.");
     findings.add(f.result, 0);
   }
   ASSERT_EQ(findings.all().size(), 1u);
