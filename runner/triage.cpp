@@ -161,6 +161,11 @@ constexpr double kHeadroom = 16;
 Verdict judge(Complex v, Complex r, double m, const Context& c) {
   if (v == r || (is_nan(v) && is_nan(r))) return Verdict::Same;
   if (c.limits.exact) return Verdict::WrongValue;
+  // A complex value with a non-finite part is judged part by part, as the oracle compares it:
+  // (-12.47 + inf·j) agrees with (-12.48 + inf·j) as far as its real part does.
+  if ((v.imag() != 0 || r.imag() != 0) && (!is_finite(v) || !is_finite(r)))
+    return std::max(judge(Complex(v.real(), 0), Complex(r.real(), 0), m, c),
+                    judge(Complex(v.imag(), 0), Complex(r.imag(), 0), m, c));
   const double size = std::abs(r);
   // Beyond the dtype's range: the exact value, the sum of the finite terms' magnitudes, or a
   // reduction's partial sums of its largest terms (a mean of values near the maximum). NaN is not.
