@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "argtypes/rng.h"
@@ -309,17 +310,24 @@ std::pair<at::Tensor, std::string> non_contiguous(const at::Tensor& t, Layout wa
 constexpr uint64_t layout_stream = 0x6c61796f7574;  // "layout"
 
 // The call's tensor inputs in the layouts chosen from its seed (the same choices on every run),
-// and the note naming them ("self strided, other transposed").
-std::pair<Call, std::string> in_noncontig_layouts(const Call& in) {
+// and each input's layout by label.
+std::pair<Call, std::vector<std::pair<std::string, std::string>>> in_noncontig_layouts(const Call& in) {
   Call run = in;
   Rng rng(derive_seed(in.seed, layout_stream));
-  std::string note;
+  std::vector<std::pair<std::string, std::string>> chosen;
   map_inputs(run, [&](const at::Tensor& t, const std::string& label) {
     auto [copy, name] = non_contiguous(t, static_cast<Layout>(rng.index(layouts)));
-    note += (note.empty() ? "" : ", ") + label + " " + name;
+    chosen.emplace_back(label, name);
     return copy;
   });
-  return {std::move(run), note.empty() ? "no tensor inputs" : note};
+  return {std::move(run), std::move(chosen)};
+}
+
+// The "layout" note: "self strided, other transposed".
+std::string layouts_note(const std::vector<std::pair<std::string, std::string>>& chosen) {
+  std::string note;
+  for (const auto& [label, name] : chosen) note += (note.empty() ? "" : ", ") + label + " " + name;
+  return note.empty() ? "no tensor inputs" : note;
 }
 
 Run prepare_noncontig(const Call& call) {
@@ -327,10 +335,10 @@ Run prepare_noncontig(const Call& call) {
   if (call.op)
     if (auto why = rules_out_noncontig(*call.op)) throw Skip(call.what() + ": " + *why);
   return [target](const Call& in) {
-    auto [run, layouts_note] = in_noncontig_layouts(in);
+    auto [run, chosen] = in_noncontig_layouts(in);
     Output out;
     out.value = invoke(target, run);
-    out.notes.emplace_back("layout", layouts_note);
+    out.notes.emplace_back("layout", layouts_note(chosen));
     out.tolerance = reordered_rounding(out.value);  // another layout, another kernel path
     return out;
   };
@@ -343,7 +351,10 @@ std::shared_ptr<Backend> precision_backend(std::string name, std::string descrip
 
 }  // namespace
 
-std::string noncontig_layouts(const Call& call) { return in_noncontig_layouts(call).second; }
+std::map<std::string, std::string> noncontig_layouts(const Call& call) {
+  auto chosen = in_noncontig_layouts(call).second;
+  return {chosen.begin(), chosen.end()};
+}
 
 std::shared_ptr<Backend> make_eager_cpu() {
   return std::make_shared<FnBackend>("eager_cpu",

@@ -1,7 +1,9 @@
 // The built-in backends; registry.cpp registers them before any lookup.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "runner/backend.h"
 
@@ -13,9 +15,10 @@ std::shared_ptr<Backend> make_eager_cpu_fp64();       // floating inputs upcast,
 std::shared_ptr<Backend> make_eager_cpu_fp16();       // floating inputs downcast to Half
 std::shared_ptr<Backend> make_eager_cpu_bf16();       // floating inputs downcast to BFloat16
 std::shared_ptr<Backend> make_eager_cpu_noncontig();  // same values, non-contiguous tensors
-// The layouts eager_cpu_noncontig gives a call's tensor inputs, as its "layout" note names them
-// ("self strided, other transposed"): chosen from the call's seed, the same on every run.
-std::string noncontig_layouts(const Call& call);
+// The layout eager_cpu_noncontig gives each of a call's tensor inputs, by the label its "layout"
+// note uses ("self" -> "strided", "tensors[1]" -> "unchanged"): chosen from the call's seed, the
+// same on every run.
+std::map<std::string, std::string> noncontig_layouts(const Call& call);
 
 // backends_jit.cpp
 std::shared_ptr<Backend> make_torchscript_cpu();                // single-op graph, profiling executor

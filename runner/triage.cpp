@@ -22,6 +22,13 @@ bool is_floating(const at::Tensor& t) {
   return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type());
 }
 
+// A schema argument's type, an Optional's element type for an optional one.
+c10::TypePtr element_type(const c10::Argument& param) {
+  c10::TypePtr type = param.real_type();
+  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+  return type;
+}
+
 // t in float64 (complex128), as `inputs` says: as given, or its absolute values with non-finite
 // ones as 0 (the magnitude of the finite terms; an infinite input's own result is judged by the
 // float64 value), negated for `negated`. Integral tensors (not bool) take the signs too.
@@ -40,9 +47,7 @@ at::Tensor in_float64(const at::Tensor& t, Inputs inputs, bool negated) {
 
 // A dtype argument asking for a floating dtype, asking for its float64 kind instead.
 c10::IValue float64_dtype_argument(const c10::Argument& param, const c10::IValue& v) {
-  c10::TypePtr type = param.real_type();
-  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
-  if (type->kind() != c10::TypeKind::ScalarTypeType || !v.isInt()) return v;
+  if (element_type(param)->kind() != c10::TypeKind::ScalarTypeType || !v.isInt()) return v;
   const auto dtype = static_cast<at::ScalarType>(v.toInt());
   if (at::isComplexType(dtype)) return static_cast<int64_t>(at::kComplexDouble);
   if (at::isFloatingType(dtype)) return static_cast<int64_t>(at::kDouble);
@@ -60,12 +65,27 @@ c10::IValue rounded_to(const c10::IValue& v, at::ScalarType dtype) {
   return v;
 }
 
-}  // namespace
-
+// Whether the call has floating number arguments (which a kernel may round to its dtype).
 bool has_number_arguments(const Call& call) {
   return std::any_of(call.args.begin(), call.args.end(),
                      [](const c10::IValue& v) { return v.isDouble() || v.isComplexDouble(); });
 }
+
+// The call's floating (and complex) tensor inputs, inside lists too.
+std::vector<at::Tensor> floating_inputs(const Call& call) {
+  std::vector<at::Tensor> out;
+  auto visit = [&](const c10::IValue& v) {
+    map_tensors(v, [&](const at::Tensor& t) {
+      if (is_floating(t)) out.push_back(t);
+      return t;
+    });
+  };
+  for (const c10::IValue& v : call.args) visit(v);
+  for (const auto& [name, v] : call.kwargs) visit(v);
+  return out;
+}
+
+}  // namespace
 
 c10::IValue evaluate_in_float64(const Call& call, Inputs inputs, std::optional<at::ScalarType> numbers_in) {
   size_t seen = 0;  // tensors converted so far: AbsoluteOthersNegated negates all but the first
@@ -292,28 +312,21 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
   }
 }
 
-// The call's floating inputs: the largest one's elements, and their largest finite magnitude.
+// What the call's inputs tell every element's bound: the largest floating input's elements, their
+// largest finite magnitude, and the largest number argument.
 Context context_of(const Call& call) {
   Context c;
-  auto visit = [&](const c10::IValue& v) {
-    map_tensors(v, [&](const at::Tensor& t) {
-      if (!is_floating(t) || t.numel() == 0) return t;
-      c.terms = std::max(c.terms, static_cast<double>(t.numel()));
-      ++c.floating_inputs;
-      at::Tensor magnitude = in_float64(t, Inputs::Absolute, false).abs();
-      c.largest = std::max(c.largest, magnitude.max().item<double>());
-      return t;
-    });
-  };
-  for (const c10::IValue& v : call.args) visit(v);
-  for (const auto& [name, v] : call.kwargs) visit(v);
+  for (const at::Tensor& t : floating_inputs(call)) {
+    if (t.numel() == 0) continue;
+    c.terms = std::max(c.terms, static_cast<double>(t.numel()));
+    ++c.floating_inputs;
+    c.largest = std::max(c.largest, in_float64(t, Inputs::Absolute, false).abs().max().item<double>());
+  }
   if (call.op) {
     const auto& params = call.op->schema().arguments();
     for (size_t i = 0; i < params.size() && i < call.args.size(); ++i) {
-      c10::TypePtr type = params[i].real_type();
-      if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
       const c10::IValue& v = call.args[i];
-      if (type->kind() == c10::TypeKind::NumberType && (v.isDouble() || v.isInt()))
+      if (element_type(params[i])->kind() == c10::TypeKind::NumberType && (v.isDouble() || v.isInt()))
         c.largest_number = std::max(c.largest_number, std::abs(v.isDouble() ? v.toDouble() : double(v.toInt())));
     }
   }
@@ -324,13 +337,8 @@ Context context_of(const Call& call) {
 // then take number arguments in it), or nullopt.
 std::optional<at::ScalarType> input_dtype(const Call& call) {
   std::optional<at::ScalarType> promoted;
-  auto visit = [&](const c10::IValue& v) {
-    map_tensors(v, [&](const at::Tensor& t) {
-      if (is_floating(t)) promoted = promoted ? at::promoteTypes(*promoted, t.scalar_type()) : t.scalar_type();
-      return t;
-    });
-  };
-  for (const c10::IValue& v : call.args) visit(v);
+  for (const at::Tensor& t : floating_inputs(call))
+    promoted = promoted ? at::promoteTypes(*promoted, t.scalar_type()) : t.scalar_type();
   if (!promoted || c10::toRealValueType(*promoted) == at::kDouble) return std::nullopt;
   return c10::toRealValueType(*promoted);
 }
@@ -377,12 +385,13 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   } catch (const std::exception& e) {
     return Triage{"no_reference", "", std::string("the float64 evaluation failed: ") + e.what()};
   }
-  const std::vector<Leaf> ms = magnitudes(call, rs);
   if (rs.size() != xs.size())
     return Triage{"no_reference", "", "the float64 evaluation gives " + std::to_string(rs.size()) + " outputs"};
+  const std::vector<Leaf> ms = magnitudes(call, rs);
 
+  const std::optional<at::ScalarType> dtype = input_dtype(call);  // nullopt: the inputs are float64
   std::vector<Leaf> rounded;  // numbers rounded to the inputs' dtype, when that is below float64
-  if (auto dtype = input_dtype(call); dtype && has_number_arguments(call)) {
+  if (dtype && has_number_arguments(call)) {
     try {
       rounded = flatten(contract_outputs(call, evaluate_in_float64(call, Inputs::AsGiven, *dtype)));
     } catch (const std::exception&) {}  // refused with rounded numbers: the float64 value judges alone
@@ -404,7 +413,7 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   std::string blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";
   // Inputs already in float64 make the float64 evaluation the baseline's own call: it cannot say
   // which side is wrong, only whether the rules explain the difference.
-  if (!input_dtype(call) && !call.module) {
+  if (!dtype && !call.module) {
     blame.clear();
     j.why += " (the inputs are float64 already: the float64 value is eager's own, and blames no side)";
   }

@@ -48,7 +48,5 @@ enum class Inputs { AsGiven, Absolute, AbsoluteOthersNegated };
 // scalar operand, alpha) first rounded to that dtype, as its kernels take them.
 c10::IValue evaluate_in_float64(const Call& call, Inputs inputs,
                                 std::optional<at::ScalarType> numbers_in = std::nullopt);
-// Whether the call has floating number arguments (which a kernel may round to its dtype).
-bool has_number_arguments(const Call& call);
 
 }  // namespace opsfuzz::runner

@@ -159,17 +159,19 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// How values are written: tensors through `wrap` (a layout for the backend, or a graph input).
+// How values are written: a tensor's text through `wrap`, given its label (a layout for the
+// backend); by default as it is.
 class ValueWriter {
  public:
-  using Wrap = std::function<std::string(const at::Tensor&, const std::string& label, std::string text)>;
-  explicit ValueWriter(Wrap wrap) : wrap_(std::move(wrap)) {}
+  using Wrap = std::function<std::string(const std::string& label, std::string text)>;
+  explicit ValueWriter(Wrap wrap = [](const std::string&, std::string text) { return text; })
+      : wrap_(std::move(wrap)) {}
 
   std::string write(const c10::IValue& v, const c10::TypePtr& type, const std::string& label) {
     c10::TypePtr element = type;
     if (auto optional = type->cast<c10::OptionalType>()) element = optional->getElementType();
     if (v.isNone()) return "None";
-    if (v.isTensor()) return v.toTensor().defined() ? wrap_(v.toTensor(), label, tensor_text(v.toTensor())) : "None";
+    if (v.isTensor()) return v.toTensor().defined() ? wrap_(label, tensor_text(v.toTensor())) : "None";
     if (v.isBool()) return v.toBool() ? "True" : "False";
     if (v.isInt()) return int_text(v.toInt(), element->kind());
     if (v.isDouble()) return float_text(v.toDouble());
@@ -229,17 +231,6 @@ std::string op_path(const c10::FunctionSchema& schema) {
   return "torch.ops.aten." + name + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
 }
 
-// The layout eager_cpu_noncontig gives each input of the call, by label.
-std::map<std::string, std::string> layouts_of(const runner::Call& call) {
-  std::map<std::string, std::string> out;
-  for (const std::string& entry : split(runner::noncontig_layouts(call), ',')) {
-    std::string e = entry.substr(entry.find_first_not_of(' '));
-    size_t space = e.rfind(' ');
-    if (space != std::string::npos) out[e.substr(0, space)] = e.substr(space + 1);
-  }
-  return out;
-}
-
 // The oracle's tolerance as the finding's message states it: "(atol 1e-05, rtol 1.3e-06)".
 std::pair<std::string, std::string> tolerance_of(const std::string& message) {
   static const std::regex stated(R"(\(atol ([^,]+), rtol ([^)]+)\))");
@@ -254,7 +245,7 @@ std::pair<std::string, std::string> tolerance_of(const std::string& message) {
 std::string torchscript_backend(const runner::Call& call, const std::string& backend) {
   const auto& params = call.op->schema().arguments();
   std::string signature, arguments, graph_inputs;
-  ValueWriter constants([](const at::Tensor&, const std::string&, std::string t) { return t; });
+  ValueWriter constants;
   for (size_t i = 0; i < call.args.size(); ++i) {
     const c10::Argument& p = params[i];
     const c10::IValue& v = call.args[i];
@@ -301,8 +292,8 @@ std::string backend_function(const runner::Call& call, const PythonFinding& f) {
            "    like, refused = outcome(lambda: call(inputs()))  # the dtypes of the call as given\n"
            "    return out if refused else cast_like(out, like)\n";
   if (f.backend == "eager_cpu_noncontig") {
-    const auto layouts = layouts_of(call);
-    ValueWriter laid_out([&](const at::Tensor&, const std::string& label, std::string t) {
+    const auto layouts = runner::noncontig_layouts(call);
+    ValueWriter laid_out([&](const std::string& label, std::string t) {
       auto it = layouts.find(label);
       return it == layouts.end() || it->second == "unchanged" ? t : it->second + "(" + t + ")";
     });
@@ -312,19 +303,20 @@ std::string backend_function(const runner::Call& call, const PythonFinding& f) {
   return "def backend():\n    return call(inputs())\n";
 }
 
-}  // namespace
-
+// Backends a Python reproducer can stand for.
 bool has_python_counterpart(const std::string& backend) {
   return backend == "eager_cpu" || backend == "eager_cpu_noncontig" || backend == "eager_cpu_fp64" ||
          backend.starts_with("torchscript_cpu");
 }
+
+}  // namespace
 
 std::optional<std::string> python_reproducer(const runner::Call& call, const PythonFinding& f, std::string& why) {
   if (!call.op) return why = "a module's call has no Python reproducer: the YAML one runs it", std::nullopt;
   if (!has_python_counterpart(f.backend) || f.baseline != "eager_cpu")
     return why = f.backend + " against " + f.baseline + " has no Python counterpart: the YAML reproducer runs it",
            std::nullopt;
-  ValueWriter plain([](const at::Tensor&, const std::string&, std::string t) { return t; });
+  ValueWriter plain;
   const auto [atol, rtol] = tolerance_of(f.message);
   const auto& params = call.op->schema().arguments();
   std::string names;

@@ -23,7 +23,4 @@ struct PythonFinding {
 // judges gradients against finite differences; a module call; a backend a user registered).
 std::optional<std::string> python_reproducer(const runner::Call& call, const PythonFinding& finding, std::string& why);
 
-// Backends a Python reproducer can stand for.
-bool has_python_counterpart(const std::string& backend);
-
 }  // namespace opsfuzz

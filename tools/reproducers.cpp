@@ -62,6 +62,12 @@ int64_t elements(const Sample& s) {
   return n;
 }
 
+// The samples ordered by their input elements, smallest first (ties in their order).
+void smallest_first(std::vector<Sample>& samples) {
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+}
+
 // Whether the finding occurs in a result: a difference with its key.
 bool occurs(const hunt::Finding& f, const runner::ItemResult& result) {
   for (const hunt::Difference& d : hunt::differences(result))
@@ -91,7 +97,7 @@ std::vector<Sample> smaller_samples(const Spec& spec, const runner::Origin& orig
          generate_samples(spec, cfg, origin.seed, origin.valid ? Validity::Valid : Validity::Invalid, kCandidates))
       if (elements(s) < than && (origin.valid || s.violated == origin.violated)) out.push_back(std::move(s));
   } catch (const std::exception&) {}  // no sample fits these limits: the next rung is larger
-  std::stable_sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+  smallest_first(out);
   return out;
 }
 
@@ -129,7 +135,7 @@ std::vector<Sample> narrowed(const Spec& spec, const Sample& s) {
         if (same) out.push_back(std::move(c));
       } catch (const std::exception&) {}  // inputs the spec cannot read: not a candidate
     }
-  std::stable_sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) { return elements(a) < elements(b); });
+  smallest_first(out);
   return out;
 }
 
@@ -153,8 +159,8 @@ std::string yaml_reproducer(const Spec& spec, const Sample& s, const hunt::Findi
   header += "# Run: ops-fuzz run " + file + " --backends '" + f.backend + "' --baseline " + f.baseline + "\n";
   if (elements(s) < before)
     header += "# Shrunk from " + std::to_string(before) + " to " + std::to_string(elements(s)) +
-              " input elements: generated under smaller size limits than the command below says, which "
-              "regenerates it only with those limits; the values here are exact.\n";
+              " input elements: the command below regenerates the first sample, not this one; the values "
+              "here are exact.\n";
   return header + "tests:\n" + to_yaml_test(spec, s, YamlOrigin{origin.seed, origin.config, !origin.valid});
 }
 
@@ -168,9 +174,8 @@ bool yaml_reproduces(const std::string& path, const hunt::Finding& f, const runn
   // A suite's test has no origin: its differences name its op as the suite does ("aten::erf").
   for (const runner::ItemResult& r : results)
     for (hunt::Difference d : hunt::differences(r)) {
-      if (d.backend != f.backend || d.kind != f.kind) continue;
       d.op = f.op;
-      if (hunt::message_key(d) == f.key) return true;
+      if (hunt::occurs_in(d, f)) return true;
     }
   return false;
 }
