@@ -15,6 +15,7 @@
 #include "engine/config.h"
 #include "generators/generators.h"
 #include "hunt/findings.h"
+#include "opcall/opcall.h"
 #include "runner/results.h"
 #include "runner/run.h"
 #include "suite/ids.h"
@@ -44,7 +45,7 @@ double parse_budget(const std::string& text) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kBatch = 256;
+constexpr size_t kBatch = 1024;
 
 // A configuration of --configs ("contract+half") as --config words ("contract,half").
 std::string words_of(std::string config) {
@@ -153,25 +154,39 @@ void print_table(const hunt::Findings& findings, std::ostream& out) {
         << (f.known ? *f.known : "-") << "\n";
 }
 
+// Why making a finding's reproducers failed: the finding stands without them.
+Reproduction failed_reproduction(const std::string& why) {
+  Reproduction failed;
+  failed.why_not = "making the reproducers failed: " + why;
+  return failed;
+}
+
 // Shrinks each pending finding's first sample and writes its reproducers (reproducers.h), unless a
-// stopped hunt already did; findings.jsonl is rewritten with them.
+// stopped hunt already did; findings.jsonl is rewritten with them. The findings are shrunk side by
+// side in options.jobs processes, each running its candidates in one worker at a time.
 void make_reproducers(Pending& pending, const runner::RunOptions& options, const std::string& dir,
                       std::map<std::string, Reproduction>& reproductions, const std::string& findings_path,
                       const hunt::Findings& findings) {
-  if (pending.empty()) return;
-  for (const auto& [finding, origin] : pending) {
-    if (reproductions.count(finding->id)) continue;
-    try {
-      reproductions[finding->id] = reproduce(*finding, origin, options, dir);
-    } catch (const std::exception& e) {  // the finding stands without reproducers; the hunt goes on
-      Reproduction failed;
-      const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-      failed.why_not =
-          std::string("making the reproducers failed: ") + (c10_error ? c10_error->what_without_backtrace() : e.what());
-      reproductions[finding->id] = failed;
-    }
-  }
+  Pending todo;
+  for (const auto& entry : pending)
+    if (!reproductions.count(entry.first->id)) todo.push_back(entry);
   pending.clear();
+  if (todo.empty()) return;
+  opcall::run_jobs(
+      todo.size(), std::min<unsigned>(options.jobs, static_cast<unsigned>(todo.size())),
+      [&](size_t k) {
+        try {
+          return to_json(reproduce(*todo[k].first, todo[k].second, options, dir)).dump();
+        } catch (const std::exception& e) {
+          const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+          return to_json(failed_reproduction(c10_error ? c10_error->what_without_backtrace() : e.what())).dump();
+        }
+      },
+      [&](size_t k, const opcall::TaskResult& r) {
+        reproductions[todo[k].first->id] = r.kind == opcall::TaskResult::Done
+                                               ? reproduction_from_json(json::parse(r.bytes))
+                                               : failed_reproduction("the process shrinking it ended: " + r.bytes);
+      });
   write_findings(findings_path, findings, reproductions);
 }
 

@@ -75,12 +75,19 @@ bool occurs(const hunt::Finding& f, const runner::ItemResult& result) {
   return false;
 }
 
-// The first of `items` (in order) on which the finding occurs.
+// The first of `items` (in order) on which the finding occurs. The items run in chunks of 1, 2,
+// 4, ... so that the search stops soon after the first occurrence: most findings occur on one of
+// the first candidates, and a TorchScript backend compiles each candidate anew.
 std::optional<size_t> first_occurrence(const hunt::Finding& f, const std::vector<runner::Item>& items,
                                        const runner::RunOptions& options) {
-  std::vector<runner::ItemResult> results = runner::run_items(items, options);
-  for (size_t i = 0; i < results.size(); ++i)
-    if (occurs(f, results[i])) return i;
+  for (size_t from = 0, chunk = 1; from < items.size(); from += chunk, chunk *= 2) {
+    const size_t to = std::min(items.size(), from + chunk);
+    std::vector<runner::Item> part(items.begin() + static_cast<std::ptrdiff_t>(from),
+                                   items.begin() + static_cast<std::ptrdiff_t>(to));
+    std::vector<runner::ItemResult> results = runner::run_items(part, options);
+    for (size_t i = 0; i < results.size(); ++i)
+      if (occurs(f, results[i])) return from + i;
+  }
   return std::nullopt;
 }
 
@@ -191,6 +198,7 @@ Reproduction reproduce(const hunt::Finding& f, const runner::Origin& origin, con
   runner::RunOptions options = run;
   options.backends = {f.backend};
   options.skips.clear();
+  options.jobs = 1;  // candidates run one chunk at a time (first_occurrence), in one worker each
 
   SweepOptions sampling;
   sampling.invalid = !origin.valid, sampling.seed = origin.seed, sampling.config = origin.config;

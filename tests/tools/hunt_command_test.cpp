@@ -138,15 +138,15 @@ TEST(Hunt, ShardsMergedFindWhatOneHuntFinds) {
   std::filesystem::remove_all(base);
 }
 
-// The budget is looked at between batches of items (256 at least, whole units): a spent one stops
+// The budget is looked at between batches of items (1024 at least, whole units): a spent one stops
 // the hunt with everything found so far written.
 TEST(Hunt, ASpentBudgetStopsItWithWhatItFound) {
   auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_budget_" + std::to_string(::getpid()));
   auto r = cli({"hunt", "--ops", "add.Tensor,sub.Tensor,mul.Tensor", "--configs", "default", "--no-invalid", "--max",
-                "200", "--backends", "eager_cpu_fp64", "--budget", "0.001s", "--out", dir.string()});
+                "600", "--backends", "eager_cpu_fp64", "--budget", "0.001s", "--out", dir.string()});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("(the budget is spent)"));
-  EXPECT_THAT(r.out, HasSubstr("400 items in "));  // the first batch (two ops) ran; the third did not
+  EXPECT_THAT(r.out, HasSubstr("1200 items in "));  // the first batch (two ops) ran; the third did not
   EXPECT_TRUE(std::filesystem::exists(dir / "findings.jsonl"));
   std::filesystem::remove_all(dir);
 
