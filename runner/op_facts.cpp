@@ -215,7 +215,15 @@ std::optional<std::string> rules_out_noncontig(const opcall::Op& op) {
       "aten::view",       "aten::view_as",     "aten::_reshape_alias",     "aten::_unsafe_view",
       "aten::stride",     "aten::sym_stride",  "aten::sym_storage_offset", "aten::set_",
       "aten::resize_"};
-  static const std::set<std::string> contiguous_only = {"aten::_pdist_forward", "aten::native_group_norm"};
+  // Internal ops whose kernels read their inputs as contiguous memory: their public callers make
+  // them so (pdist, group_norm, embedding_bag pass .contiguous() inputs; autograd passes a
+  // contiguous grad and the forward's own contiguous mean and rstd). Checked on libtorch 1.13: the
+  // same values in a strided copy give other results (embedding_bag: strided indices read as
+  // out-of-range ones; layer_norm backward: strided mean or rstd give wrong grads; group_norm
+  // backward: any strided input), while the public op on the same strided inputs is right.
+  static const std::set<std::string> contiguous_only = {"aten::_pdist_forward", "aten::native_group_norm",
+                                                        "aten::native_group_norm_backward",
+                                                        "aten::native_layer_norm_backward", "aten::_embedding_bag"};
   const std::string& name = op.schema().name();
   if (stride_dependent.count(name)) return "its result depends on the input's strides by contract";
   if (contiguous_only.count(name)) return "its kernel requires contiguous inputs by contract";

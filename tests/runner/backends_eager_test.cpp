@@ -298,6 +298,38 @@ TEST(EagerCpuNoncontig, SkipsOperatorsWhoseResultsDependOnStrides) {
   }
 }
 
+// The fact behind the skip, on the kernel itself: native_layer_norm_backward reads its mean as
+// contiguous memory, so the same values in a strided copy give other grads; autograd only ever
+// hands it the forward's contiguous mean. eager_cpu_noncontig leaves such internal ops alone.
+TEST(EagerCpuNoncontig, SkipsInternalOpsWhoseKernelsReadContiguousMemory) {
+  at::Tensor x = values({4, 6}).to(at::kDouble), weight = values({6}).to(at::kDouble).add(1);
+  at::Tensor bias = values({6}).to(at::kDouble), grad = values({4, 6}).to(at::kDouble).neg();
+  Call forward = op_call("native_layer_norm.default", {x, std::vector<int64_t>{6}, weight, bias, 1e-5});
+  auto stats = run("eager_cpu", forward).value.toTuple()->elements();
+  const at::Tensor mean = stats[1].toTensor(), rstd = stats[2].toTensor();
+  const at::Tensor strided_mean = at::stack({mean, at::full_like(mean, 1e30)}, -1).select(-1, 0);
+  ASSERT_FALSE(strided_mean.is_contiguous());
+  ASSERT_TRUE(strided_mean.equal(mean));
+  auto backward = [&](const at::Tensor& m) {
+    return op_call("native_layer_norm_backward.default",
+                   {grad, x, std::vector<int64_t>{6}, m, rstd, weight, bias, std::vector<bool>{true, true, true}});
+  };
+  // Called directly: a backend's copy of the inputs would make the strided mean contiguous.
+  auto grad_input = [&](const at::Tensor& m) {
+    Call call = backward(m);
+    return call.op->call(call.args).at(0).toTensor();
+  };
+  const at::Tensor right = grad_input(mean), read_wrong = grad_input(strided_mean);
+  EXPECT_FALSE(at::allclose(right, read_wrong));
+  try {
+    find_backend("eager_cpu_noncontig")->prepare(backward(mean));
+    FAIL() << "expected Skip";
+  } catch (const Skip& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "aten::native_layer_norm_backward: its kernel requires contiguous inputs by contract");
+  }
+}
+
 // ------------------------------------------------------------------------------ modules
 
 TEST(ModuleConversion, Fp64LinearLeavesTheOriginalModuleInFloat32) {
