@@ -52,12 +52,25 @@ TEST(TriageConditioning, SetsAsideACancellingSumInAnotherOrder) {
 
 TEST(TriageConditioning, KeepsTheFusersRemainderOfATinyDividendByAHugeDivisor) {
   // 5.84 % -1e30 is -1e30 (the divisor's sign, as Python's %): the TensorExpr fuser's
-  // fmod(fmod(a, b) + b, b) gives -0, far beyond any rounding of the operands.
+  // fmod(fmod(a, b) + b, b) gives -0, far beyond any rounding of the operands: moving them by
+  // their rounding (the probe this mismatch gets) moves the float64 value by an ulp of 1e30.
   const Call call = op_call("remainder.Tensor", {floats({5.8377223f}), floats({-11.19f, -1e30f})});
   Triage t = triaged("torchscript_cpu_fused", call);
   EXPECT_EQ(t.verdict, "wrong_value") << t.why;
   EXPECT_EQ(t.blame, "backend");
   EXPECT_FALSE(t.set_aside());
+}
+
+TEST(TriageConditioning, SetsAsideGridSamplingAtCoordinatesFloat32CannotPlaceWithinAPixel) {
+  // A grid coordinate of -8388607.5 unnormalizes to -12582910.25 pixels, which float32 holds as
+  // -12582910.5: a quarter pixel off, between rows of 0.96 and 8388607.5. Moving the inputs by one
+  // float32 rounding moves the float64 value as far: the problem, not the kernel, is ill-conditioned.
+  const at::Tensor input = floats({0.9603707f, 8388607.5f, 3.5f}).view({1, 1, 3, 1});
+  const at::Tensor grid = floats({2.5f, -8388607.5f}).view({1, 1, 1, 2});
+  // bicubic, reflection padding, align_corners false
+  Triage t = triaged("eager_cpu_fp64", op_call("grid_sampler_2d", {input, grid, 2, 2, false}));
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_TRUE(t.set_aside());
 }
 
 // ------------------------------------------------------------------------------ range
@@ -70,9 +83,30 @@ TEST(TriageRange, SetsAsideTheOverflowOfAMeansPartialSum) {
   EXPECT_EQ(t.blame, "none");
 }
 
+TEST(TriageRange, SetsAsideANormWhosePowersLeaveTheRange) {
+  // The 16-norm of one element 1.84e19 is that element, but float32 computes |x|^16 = 1e307 on the
+  // way and gives inf. Scaled to the same place in float64's range, the float64 kernel overflows
+  // alike: the algorithm's intermediate, not the kernel, leaves the range.
+  const Call call =
+      op_call("norm.ScalarOpt_dim", {floats({1.8428296e19f}).view({1, 1}), 16, std::vector<int64_t>{}, true});
+  Triage t = triaged("eager_cpu_fp64", call);
+  EXPECT_EQ(t.verdict, "range") << t.why;
+  EXPECT_EQ(t.blame, "none");
+  EXPECT_TRUE(t.set_aside());
+}
+
+TEST(TriageRange, SetsAsideANegativeNormWhosePowersOverflowToAFiniteZero) {
+  // norm(-0.00129, p=-14): |x|^-14 = 2.8e40 overflows float32, and inf^(-1/14) = 0, a finite value
+  // far from 0.00129. The float64 kernel gives 0 as well where float64's range ends alike.
+  const Call call = op_call("norm.ScalarOpt_dim", {floats({-0.0012917537f}), -14, std::vector<int64_t>{0}, false});
+  Triage t = triaged("eager_cpu_fp64", call);
+  EXPECT_EQ(t.verdict, "range") << t.why;
+}
+
 TEST(TriageRange, KeepsNaNFromFmodOfFiniteOperands) {
   // fmod(-9, 1e-45) is exactly -0 (C's fmod is exact); the vectorized float32 kernel divides,
-  // overflows the quotient and gives NaN. The strided (scalar) path gives -0.
+  // overflows the quotient and gives NaN. The strided (scalar) path gives -0. fmod is homogeneous,
+  // and the float64 kernel at float32's place in its range stays exact: no intermediate leaves it.
   at::Tensor self = at::full({16}, -9.0f), other = at::full({16}, 1e-45f);
   Triage t = triaged("eager_cpu_noncontig", op_call("fmod.Tensor", {self, other}));
   EXPECT_EQ(t.verdict, "non_finite") << t.why;
