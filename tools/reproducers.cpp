@@ -75,12 +75,12 @@ bool occurs(const hunt::Finding& f, const runner::ItemResult& result) {
   return false;
 }
 
-// The first of `items` (in order) on which the finding occurs. The items run in chunks of 1, 2,
-// 4, ... so that the search stops soon after the first occurrence: most findings occur on one of
-// the first candidates, and a TorchScript backend compiles each candidate anew.
+// The first of `items` (in order) on which the finding occurs. The items run in chunks of 4, 8,
+// 16, ... (a worker each) so that the search stops soon after the first occurrence: a TorchScript
+// backend compiles each candidate anew, while a worker's start costs as much as a few eager calls.
 std::optional<size_t> first_occurrence(const hunt::Finding& f, const std::vector<runner::Item>& items,
                                        const runner::RunOptions& options) {
-  for (size_t from = 0, chunk = 1; from < items.size(); from += chunk, chunk *= 2) {
+  for (size_t from = 0, chunk = 4; from < items.size(); from += chunk, chunk *= 2) {
     const size_t to = std::min(items.size(), from + chunk);
     std::vector<runner::Item> part(items.begin() + static_cast<std::ptrdiff_t>(from),
                                    items.begin() + static_cast<std::ptrdiff_t>(to));
