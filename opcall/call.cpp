@@ -77,6 +77,11 @@ void set_backtraces(bool on) {
 
 bool backtraces() { return backtraces_on; }
 
+std::string message_of(const std::exception& e) {
+  const auto* error = dynamic_cast<const c10::Error*>(&e);
+  return error ? error->what_without_backtrace() : e.what();
+}
+
 namespace {
 // Drops kernel warnings (deprecation notices and the like): they are not results of a call.
 struct QuietWarnings : c10::WarningHandler {

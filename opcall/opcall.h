@@ -170,6 +170,8 @@ CallOutcome try_call(const Op& op, const Stack& args, const Kwargs& kwargs = {},
 // rejected calls ~200x cheaper. Process-wide; do not switch while other threads may throw.
 void set_backtraces(bool on);
 bool backtraces();
+// An exception's message: a c10 error's without its backtrace, any other's what().
+std::string message_of(const std::exception& e);
 // Kernel warnings (TORCH_WARN: deprecations, ...) are printed to stderr unless turned off.
 // Process-wide; isolated workers turn them off.
 void set_kernel_warnings(bool on);

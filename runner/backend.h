@@ -5,6 +5,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -37,6 +38,8 @@ struct Call {
 // A deep copy: tensors cloned (keeping strides), lists and tuples rebuilt, so that an in-place
 // kernel on one copy cannot change another.
 Call deep_copy(const Call& call);
+// Visits the call's tensor inputs (inside lists too) in argument order, then its keyword ones.
+void for_each_tensor(const Call& call, const std::function<void(const at::Tensor&)>& fn);
 
 // Two values match where |a - b| <= atol + rtol * |b| (b the reference).
 struct Tolerance {

@@ -60,12 +60,6 @@ bool is_missing_derivative(const std::string& message) {
          message.find("is not differentiable") != std::string::npos;
 }
 
-// One line: c10 errors without their backtrace (autograd's own nodes throw std::runtime_error).
-std::string message_of(const std::exception& e) {
-  auto* error = dynamic_cast<const c10::Error*>(&e);
-  return error ? error->what_without_backtrace() : e.what();
-}
-
 // "The function 'native_batch_norm' is not differentiable with respect to argument
 // 'running_mean'. ..." -> "running_mean".
 std::optional<std::string> refused_argument(const std::string& message) {
@@ -156,14 +150,9 @@ std::optional<std::string> unchecked_op(const opcall::Op& op, const opcall::Stac
 // The dtypes of the call's floating tensor inputs.
 std::set<at::ScalarType> floating_dtypes(const Call& call) {
   std::set<at::ScalarType> out;
-  auto inspect = [&](const c10::IValue& v) {
-    map_tensors(v, [&](const at::Tensor& t) {
-      if (is_floating(t)) out.insert(t.scalar_type());
-      return t;
-    });
-  };
-  for (const auto& v : call.args) inspect(v);
-  for (const auto& [name, v] : call.kwargs) inspect(v);
+  for_each_tensor(call, [&](const at::Tensor& t) {
+    if (is_floating(t)) out.insert(t.scalar_type());
+  });
   return out;
 }
 
@@ -277,7 +266,7 @@ c10::IValue forward_with_grad(Evaluator& eval, std::vector<at::Tensor>& leaves) 
     try {
       return eval(leaves);
     } catch (const std::exception& e) {
-      std::string message = message_of(e);
+      std::string message = opcall::message_of(e);
       if (auto argument = refused_argument(message); argument && eval.exclude(*argument)) continue;
       if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative here: " + message);
       if (eval.runs_without_grad())
@@ -344,7 +333,7 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
     pass.gradients = torch::autograd::grad({loss}, leaves, {}, /*retain_graph=*/false,
                                            /*create_graph=*/false, /*allow_unused=*/true);
   } catch (const std::exception& e) {
-    std::string message = message_of(e);
+    std::string message = opcall::message_of(e);
     if (is_missing_derivative(message)) throw Skip(eval.what() + " has no derivative: " + message);
     throw std::runtime_error("the backward of " + eval.what() + " failed: " + message);
   }

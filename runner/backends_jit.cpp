@@ -147,11 +147,7 @@ constexpr int64_t kFusedMaxElements = 4096;
 
 int64_t input_elements(const Call& call) {
   int64_t total = 0;
-  auto count = [&](const at::Tensor& t) {
-    total += t.numel();
-    return t;
-  };
-  for (const auto& v : call.args) map_tensors(v, count);
+  for_each_tensor(call, [&](const at::Tensor& t) { total += t.numel(); });
   return total;
 }
 

@@ -20,6 +20,17 @@ Call deep_copy(const Call& call) {
   return copy;
 }
 
+void for_each_tensor(const Call& call, const std::function<void(const at::Tensor&)>& fn) {
+  auto visit = [&](const c10::IValue& v) {
+    map_tensors(v, [&](const at::Tensor& t) {
+      fn(t);
+      return t;
+    });
+  };
+  for (const c10::IValue& v : call.args) visit(v);
+  for (const auto& [name, v] : call.kwargs) visit(v);
+}
+
 namespace {
 
 struct Registry {

@@ -29,9 +29,8 @@ namespace {
 std::string error_text(const std::exception& e) {
   // Python's exception names, as opdiff writes them.
   const char* type = "RuntimeError";
-  std::string message = e.what();
-  if (auto* c10 = dynamic_cast<const c10::Error*>(&e)) {
-    message = c10->what_without_backtrace();
+  const std::string message = opcall::message_of(e);
+  if (dynamic_cast<const c10::Error*>(&e)) {
     if (dynamic_cast<const c10::IndexError*>(&e)) type = "IndexError";
     else if (dynamic_cast<const c10::ValueError*>(&e)) type = "ValueError";
     else if (dynamic_cast<const c10::TypeError*>(&e)) type = "TypeError";

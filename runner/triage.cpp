@@ -75,14 +75,9 @@ bool has_number_arguments(const Call& call) {
 // The call's floating (and complex) tensor inputs, inside lists too.
 std::vector<at::Tensor> floating_inputs(const Call& call) {
   std::vector<at::Tensor> out;
-  auto visit = [&](const c10::IValue& v) {
-    map_tensors(v, [&](const at::Tensor& t) {
-      if (is_floating(t)) out.push_back(t);
-      return t;
-    });
-  };
-  for (const c10::IValue& v : call.args) visit(v);
-  for (const auto& [name, v] : call.kwargs) visit(v);
+  for_each_tensor(call, [&](const at::Tensor& t) {
+    if (is_floating(t)) out.push_back(t);
+  });
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "tools/hunt_command.h"
 
 #include <CLI/CLI.hpp>
-#include <c10/util/Exception.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -173,14 +172,11 @@ void make_reproducers(Pending& pending, const runner::RunOptions& options, const
   pending.clear();
   if (todo.empty()) return;
   opcall::run_jobs(
-      todo.size(), std::min<unsigned>(options.jobs, static_cast<unsigned>(todo.size())),
+      todo.size(), options.jobs,
       [&](size_t k) {
         try {
           return to_json(reproduce(*todo[k].first, todo[k].second, options, dir)).dump();
-        } catch (const std::exception& e) {
-          const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-          return to_json(failed_reproduction(c10_error ? c10_error->what_without_backtrace() : e.what())).dump();
-        }
+        } catch (const std::exception& e) { return to_json(failed_reproduction(opcall::message_of(e))).dump(); }
       },
       [&](size_t k, const opcall::TaskResult& r) {
         reproductions[todo[k].first->id] = r.kind == opcall::TaskResult::Done
