@@ -123,7 +123,29 @@ TEST(TriageLowPrecision, SetsAsideAHalfSumRoundedAtItsTermsSize) {
   EXPECT_EQ(t.blame, "none");
 }
 
+TEST(TriageLowPrecision, KeepsABfloat16NormThatStopsGrowingOnAStridedInput) {
+  // The 2-norm of 3,000 ones is 54.77. The contiguous bfloat16 kernel gives 54.75 (one ulp); on a
+  // strided input the kernel sums the squares in bfloat16, which stops growing at 256 (256 + 1
+  // rounds to 256), and gives 16: hundreds of bfloat16 ulps, not the rounding of any term.
+  const at::Tensor ones = at::ones({3000}, at::kBFloat16);
+  Triage t = triaged("eager_cpu_noncontig", op_call("norm.ScalarOpt_dim", {ones, 2, std::vector<int64_t>{0}, false}));
+  EXPECT_EQ(t.verdict, "wrong_value") << t.why;
+  EXPECT_EQ(t.blame, "backend");
+  EXPECT_FALSE(t.set_aside());
+}
+
 // ------------------------------------------------------------------------------ arbitration
+
+TEST(TriageArbitration, SetsAsideBfloat16ResultsBothWithinTheirToleranceOfFloat64) {
+  // _adaptive_avg_pool2d_backward on bfloat16 inputs (seed 0, index 4, config half): the
+  // float64 run cast back and eager differ by more than the oracle's tolerance between them
+  // (-1.7890625 vs -1.78125), but each lies within bfloat16's tolerance of the float64 value
+  // (-1.78646): both are right, neither is blamed.
+  Triage t = triaged("eager_cpu_fp64", sample_call("_adaptive_avg_pool2d_backward.default", "half", 4));
+  EXPECT_EQ(t.verdict, "arbitration") << t.why;
+  EXPECT_EQ(t.blame, "none");
+  EXPECT_TRUE(t.set_aside());
+}
 
 TEST(TriageArbitration, BlamesTheSideThatDepartsFromFloat64) {
   Triage fuser =
