@@ -408,10 +408,13 @@ class Differencer {
     double central = slope(*minus, *plus, 2 * kEps);
     if (matches(autograd, central)) return central;
     // A jump at x (sign at 0) looks like a steep slope on both sides; unlike a derivative, that
-    // slope doubles at half the step.
+    // slope doubles at half the step. Jumps throughout the step (fmod(2147483646, b) jumps by b
+    // every 1.8e-8 of b) average to a slope both steps agree on, but not both sides at half of it.
     auto half_plus = outputs_with(x, kEps / 2), half_minus = outputs_with(x, -kEps / 2);
     if (!half_plus || !half_minus) return unstable();
-    if (!agree(central, slope(*half_minus, *half_plus, kEps))) return kink();
+    if (!agree(central, slope(*half_minus, *half_plus, kEps)) ||
+        !agree(slope(at_x, *half_plus, kEps / 2), slope(*half_minus, at_x, kEps / 2)))
+      return kink();
     return central;
   }
 

@@ -143,6 +143,16 @@ TEST(GradBackend, AJumpAtTheInputIsAKinkThoughBothSidesLookAlike) {
   expect_gradients_match(out, {at::zeros({2})});
 }
 
+TEST(GradBackend, JumpsThroughoutTheStepAreAKinkThoughTheirAverageSlopeLooksSmooth) {
+  // fmod(2147483646, b) near b = 6.13 jumps by b every 1.8e-8 of b: central differences at 1e-6
+  // and 5e-7 agree on the jumps' average slope (-714714), which is not the derivative autograd
+  // gives (-3.5e8, the quotient); one-sided differences at 5e-7 disagree.
+  at::Tensor self = at::tensor({2147483646}, at::kInt), other = at::tensor(6.131742550060153, at::kDouble);
+  Output out = run_grad(op_call("fmod.Tensor", {self, other}));
+  EXPECT_EQ(note(out, "kinks"), "1");
+  expect_gradients_match(out, {other});
+}
+
 TEST(GradBackend, RandomOpsReplayTheirDraws) {
   at::Tensor x = randn({4, 4}, 1);
   Output a = run_grad(op_call("dropout.default", {x, 0.5, true}));
