@@ -115,14 +115,17 @@ struct Precision {
 
 // The dtype of each output tensor of the original call: from running the operator on meta
 // tensors of the inputs' dtypes and shapes (no data, no arithmetic), or where it has no meta
-// kernel, on a copy of the inputs themselves; nullopt when neither runs.
-std::optional<std::vector<at::ScalarType>> original_output_dtypes(const opcall::Op& op, const opcall::Stack& args) {
+// kernel or `meta` is false, on a copy of the inputs themselves; nullopt when neither runs.
+std::optional<std::vector<at::ScalarType>> original_output_dtypes(const opcall::Op& op, const opcall::Stack& args,
+                                                                  bool meta) {
   auto to_meta = [](const at::Tensor& t) {
     return at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));
   };
   auto to_copy = [](const at::Tensor& t) { return t.clone(at::MemoryFormat::Preserve); };
   using TensorMap = std::function<at::Tensor(const at::Tensor&)>;
-  for (const TensorMap& convert : {TensorMap(to_meta), TensorMap(to_copy)}) {
+  std::vector<TensorMap> ways = {TensorMap(to_copy)};
+  if (meta) ways.insert(ways.begin(), TensorMap(to_meta));
+  for (const TensorMap& convert : ways) {
     try {
       opcall::Stack inputs = args;
       for (auto& v : inputs) v = map_tensors(v, convert);
@@ -171,7 +174,10 @@ class CastBack {
       return t;
     });
     promoted_ = promoted.value_or(c10::get_default_dtype_as_scalartype());
-    if (call.op && promoted) original_ = original_output_dtypes(*call.op, call.args);
+    // Inputs of several floating dtypes are learnt on the inputs themselves: a meta kernel does
+    // not check the dtype rules the CPU kernel does (avg_pool2d_backward's, that grad_output's
+    // dtype is self's), and the run dtype would erase the difference.
+    if (call.op && promoted) original_ = original_output_dtypes(*call.op, call.args, converted_dtypes_.size() <= 1);
   }
 
   // Whether converting changes what the call asks: the original call fails (no dtypes learnt)

@@ -157,6 +157,22 @@ TEST(EagerCpuFp64, WithoutMetaKernelDtypesComeFromTheOriginalCall) {
   EXPECT_EQ(run_tensor("eager_cpu_fp64", requested).scalar_type(), at::kDouble);
 }
 
+TEST(EagerCpuFp64, SkipsACallOfMixedDtypesTheCpuKernelRefusesThoughItsMetaKernelRunsIt) {
+  // avg_pool2d_backward's meta kernel runs a float32 grad_output with a float64 self; its CPU
+  // kernel refuses it ("expected dtype double for `gradOutput`"). In float64 both are one dtype,
+  // and the refusal would vanish: not the same call.
+  Call call = op_call("avg_pool2d_backward.default",
+                      {values({1, 1, 4}), values({1, 1, 6}, at::kDouble), std::vector<int64_t>{2, 2},
+                       std::vector<int64_t>{}, std::vector<int64_t>{1, 1}, false, true, c10::IValue()});
+  EXPECT_THROW(run("eager_cpu", call), std::exception);
+  try {
+    find_backend("eager_cpu_fp64")->prepare(call);
+    FAIL() << "expected Skip";
+  } catch (const Skip& e) {
+    EXPECT_NE(std::string(e.what()).find("the call as given is refused"), std::string::npos) << e.what();
+  }
+}
+
 TEST(EagerCpuFp64, ComplexOutputsGoBackToComplex64) {
   // polar (no meta kernel here) makes complex64 from float32; add keeps complex64.
   Call polar = op_call("polar.default", {values({4}).abs(), values({4})});
