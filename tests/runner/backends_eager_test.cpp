@@ -173,6 +173,16 @@ TEST(EagerCpuFp64, SkipsACallOfMixedDtypesTheCpuKernelRefusesThoughItsMetaKernel
   }
 }
 
+TEST(EagerCpuFp64, ANarrowerDtypeArgumentAsksForFloat64AndItsOutputGoesBack) {
+  // linalg_vector_norm refuses a dtype narrower than its input's: the float32 call with
+  // dtype=float32 runs in float64 with dtype=float64, and its result comes back as float32.
+  Call call = op_call("linalg_vector_norm.default", {values({3, 4}), 2, c10::IValue(), false},
+                      {{"dtype", int64_t(at::kFloat)}});
+  at::Tensor eager = run_tensor("eager_cpu", call), fp64 = run_tensor("eager_cpu_fp64", call);
+  EXPECT_EQ(fp64.scalar_type(), at::kFloat);
+  EXPECT_TRUE(fp64.allclose(eager, 1e-6, 1e-6)) << fp64 << eager;
+}
+
 TEST(EagerCpuFp64, ComplexOutputsGoBackToComplex64) {
   // polar (no meta kernel here) makes complex64 from float32; add keeps complex64.
   Call polar = op_call("polar.default", {values({4}).abs(), values({4})});
