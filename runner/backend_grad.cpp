@@ -1,11 +1,14 @@
 // eager_cpu_grad: the backward pass checked gradcheck-style. The floating inputs are upcast to
 // float64 leaves; L = sum_k <g_k, out_k> over the floating outputs with a random upstream gradient
 // g drawn from the call's seed; autograd's dL/dx is the value, central finite differences of L
-// are the reference. Points where L has a kink are excluded rather than reported.
+// are the reference. Points where L has a kink are excluded rather than reported, and counted, as
+// are those where finite differences cannot be a reference: a step the inputs or outputs cannot
+// resolve, a forward whose float64 arithmetic overflowed, an infinite input.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <cfenv>
 #include <cfloat>
 #include <cmath>
 #include <set>
@@ -316,6 +319,11 @@ struct AutogradPass {
   std::vector<size_t> outputs;        // the output leaves in L
   at::Tensor flat_output, upstream;   // those leaves flattened, and g
   std::vector<at::Tensor> gradients;  // dL/dx per input
+  // The forward's float64 arithmetic overflowed: its finite value is not the function's (a norm's
+  // |x|^-10 past float64's range gives 0). An invalid operation alone (0/0 for an empty group's
+  // mean) says nothing: its NaN, where it reaches the output, makes the call a skip.
+  bool left_range = false;
+  bool infinite_input = false;  // a differentiable input holds inf or NaN
   Notes notes;
 };
 
@@ -323,7 +331,9 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
   at::AutoGradMode grad_mode(true);
   AutogradPass pass;
   std::vector<at::Tensor> leaves;
+  std::feclearexcept(FE_ALL_EXCEPT);  // workers compute in their one thread: its flags are the forward's
   c10::IValue out = forward_with_grad(eval, leaves);
+  pass.left_range = std::fetestexcept(FE_OVERFLOW) != 0;
   pass.outputs = differentiable_outputs(out, eval.what(), pass.notes);
   at::Tensor y = flat_outputs(out, pass.outputs);
   if (!at::isfinite(y).all().item<bool>()) throw Skip("the output is not finite at this input");
@@ -343,6 +353,7 @@ AutogradPass autograd_pass(Evaluator& eval, uint64_t seed) {
     if (g.layout() != at::kStrided) g = g.to_dense();  // sparse_grad=True
     g = g.detach();
     pass.inputs.push_back(leaves[k].detach());
+    pass.infinite_input = pass.infinite_input || !at::isfinite(pass.inputs.back()).all().item<bool>();
   }
   pass.flat_output = y.detach();
   if (!eval.excluded().empty()) pass.notes.emplace_back("not_differentiable_args", join(eval.excluded(), ","));
@@ -359,7 +370,8 @@ at::Tensor element_offsets(const at::Tensor& dense) {
 struct FiniteDifferences {
   std::vector<at::Tensor> gradients;
   int64_t kinks = 0;     // L is not differentiable at the input element (relu at 0, a tie, a jump)
-  int64_t unstable = 0;  // a step left the domain (the kernel refused, non-finite, reshaped) or was not resolved
+  int64_t unstable = 0;  // a step left the domain (the kernel refused, non-finite, reshaped) or was not resolved;
+                         // the forward left float64's range; an infinite input made autograd's value inf or NaN
 };
 
 // dL/dx for each input element by central differences. Where L is not differentiable at the input
@@ -407,6 +419,9 @@ class Differencer {
     if (!agree(slope(at_x, *plus, kEps), slope(*minus, at_x, kEps))) return kink();
     double central = slope(*minus, *plus, 2 * kEps);
     if (matches(autograd, central)) return central;
+    // Neither difference is the derivative where the forward left float64's range, and the chain
+    // rule's products with an infinite input are inf or NaN where the derivative is not (0 * inf).
+    if (pass_.left_range || (pass_.infinite_input && !std::isfinite(autograd))) return unstable();
     // A jump at x (sign at 0) looks like a steep slope on both sides; unlike a derivative, that
     // slope doubles at half the step. Jumps throughout the step (fmod(2147483646, b) jumps by b
     // every 1.8e-8 of b) average to a slope both steps agree on, but not both sides at half of it.

@@ -1,6 +1,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/runner/calls.h"
 #include "runner/backend.h"
 #include "runner/builtin.h"
@@ -63,6 +65,16 @@ void expect_gradients_match(const Output& out, const std::vector<at::Tensor>& in
     EXPECT_TRUE(at::allclose(autograd[k], fd[k], out.tolerance->rtol, out.tolerance->atol))
         << "input " << k << "\nautograd " << autograd[k] << "\nfinite differences " << fd[k];
   }
+}
+
+// Elements finite differences cannot judge take autograd's value, NaN included: the comparison
+// passes over them.
+void expect_unstable_elements_take_autograds_value(const Output& out) {
+  ASSERT_TRUE(out.reference.has_value());
+  auto autograd = tensors(out.value), fd = tensors(*out.reference);
+  for (size_t k = 0; k < autograd.size(); ++k)
+    EXPECT_TRUE(at::allclose(autograd[k], fd[k], out.tolerance->rtol, out.tolerance->atol, /*equal_nan=*/true))
+        << "input " << k << "\nautograd " << autograd[k] << "\nfinite differences " << fd[k];
 }
 
 at::Tensor randn(at::IntArrayRef sizes, uint64_t seed, at::ScalarType dtype = at::kFloat) {
@@ -151,6 +163,27 @@ TEST(GradBackend, JumpsThroughoutTheStepAreAKinkThoughTheirAverageSlopeLooksSmoo
   Output out = run_grad(op_call("fmod.Tensor", {self, other}));
   EXPECT_EQ(note(out, "kinks"), "1");
   expect_gradients_match(out, {other});
+}
+
+TEST(GradBackend, AForwardBeyondFloat64sRangeIsUnstableNotAMismatch) {
+  // The -10.5-norm of (±1.18e-38) is 1.1e-38, but |x|^-10.5 overflows float64 and the forward gives
+  // 0: finite differences of that 0 are 0, autograd's 0/0 NaN; neither is the derivative.
+  at::Tensor x = at::tensor({1.1754944e-38f, -1.1754944e-38f}).view({2, 1, 1});
+  Output out = run_grad(op_call("linalg_vector_norm.default", {x, -10.506203868516977, c10::IValue(), true},
+                                {{"dtype", int64_t(at::kDouble)}}));
+  EXPECT_EQ(note(out, "unstable_steps"), "2");
+  expect_unstable_elements_take_autograds_value(out);
+}
+
+TEST(GradBackend, AnInfiniteInputsProductsAreUnstableNotAMismatch) {
+  // conv_transpose2d's padding crops the only product of the input with the infinite weight: the
+  // output is the bias, its derivative in the input 0, autograd's grad * inf * 0 NaN.
+  at::Tensor input = at::tensor({3.4657328f}).view({1, 1, 1}), weight = at::full({1, 1, 1, 1}, INFINITY);
+  Output out = run_grad(op_call("conv_transpose2d.input",
+                                {input, weight, at::tensor({9.521032f}), std::vector<int64_t>{3},
+                                 std::vector<int64_t>{1}, std::vector<int64_t>{2}, 1, std::vector<int64_t>{1}}));
+  EXPECT_NE(note(out, "unstable_steps"), "");
+  expect_unstable_elements_take_autograds_value(out);
 }
 
 TEST(GradBackend, RandomOpsReplayTheirDraws) {
