@@ -439,17 +439,19 @@ at::Tensor probed_leaf(const std::vector<Leaf>& leaves, const std::vector<Leaf>&
 }
 
 // How far each element of the float64 value moves when every floating input element moves by one
-// rounding of its dtype's kernels: all of them up, then alternately up and down. Kept where a move
-// by half a rounding moves it a quarter as far at least: a continuous function there, kinks and
-// folds allowed (a jump, such as round's at a half, which half a rounding does not reach, explains
-// nothing). The rounding of an intermediate the size of an input moves a kernel's result
-// as much (grid_sampler's coordinates, unnormalized in float32, off by a fraction of a pixel).
+// rounding of its dtype's kernels: all up, all down, alternately up and down, and down and up (a
+// rounding goes either way: float32 may place a grid coordinate 0.75 pixel below float64's, which
+// one rounding down reaches, while one up crosses a fold). Kept where a move by half a rounding
+// moves it a quarter as far at least: a continuous function there, kinks and folds allowed (a
+// jump, such as round's at a half, which half a rounding does not reach, explains nothing). The
+// rounding of an intermediate the size of an input moves a kernel's result as much (grid_sampler's
+// coordinates, unnormalized in float32, off by a fraction of a pixel).
 std::vector<at::Tensor> moves(const Call& call, const std::vector<Leaf>& reference) {
   std::vector<at::Tensor> out(reference.size());
-  for (bool alternate : {false, true}) {
-    auto moved = [&](double k) {
+  for (const auto& [alternate, sign] : {std::pair{false, 1.0}, {false, -1.0}, {true, 1.0}, {true, -1.0}}) {
+    auto moved = [&, alternate = alternate, sign = sign](double k) {
       return probe(call, [&](const at::Tensor& x, at::ScalarType dtype) {
-        at::Tensor step = at::full({x.numel()}, k * unit_roundoff(dtype), at::kDouble);
+        at::Tensor step = at::full({x.numel()}, sign * k * unit_roundoff(dtype), at::kDouble);
         if (alternate) step = step.mul(at::arange(x.numel(), at::kLong).remainder(2).mul(-2).add(1));
         return x.contiguous().mul(step.add(1).view(x.sizes()));
       });
@@ -480,21 +482,34 @@ int max_exponent(at::ScalarType dtype) {
   }
 }
 
-// The degree d of a leaf homogeneous in the floating inputs, f(t·x) = t^d·f(x), from r = f(x)
-// and rt = f(2^-8·x); nullopt when the elements disagree or none tells (zeros, non-finite values).
-std::optional<int> degree(const at::Tensor& r, const at::Tensor& rt) {
+// Where a leaf is homogeneous in the floating inputs, f(t·x) = t^d·f(x), told from r = f(x) and
+// rt = f(2^-8·x): the degree d of its first telling element (finite, non-zero at both scales) and
+// the elements that share it. An epsilon added to a variance (group_norm's) bends homogeneity
+// where the variance is small, so elements are judged one by one, within 1e-4. An element 0 at both
+// scales stays 0 at any degree, but tells nothing of its own: it counts where every telling element
+// is homogeneous (a zero of fmod(-9, y) with an integral -9, which is not scaled, does not), or in
+// a leaf of such zeros alone, taken as degree 0. nullopt when no element tells.
+struct Homogeneity {
+  int degree;
+  at::Tensor elements;  // bool, flat: the elements homogeneous of that degree
+};
+std::optional<Homogeneity> homogeneity(const at::Tensor& r, const at::Tensor& rt) {
   constexpr int kStep = 8;
   const at::Tensor telling = at::isfinite(r) & at::isfinite(rt) & r.abs().gt(1e-200) & rt.abs().gt(0);
-  if (!telling.any().item<bool>()) return std::nullopt;
-  const at::Tensor rs = r.masked_select(telling), rts = rt.masked_select(telling);
-  const double ratio = rs.abs().to(at::kDouble)[0].item<double>() / rts.abs().to(at::kDouble)[0].item<double>();
-  const int d = static_cast<int>(std::lround(std::log2(ratio) / kStep));
-  if (d < -4 || d > 4) return std::nullopt;
-  // Within 1e-4: an epsilon added to a variance (layer_norm's) bends homogeneity that little.
-  const bool homogeneous = rs.sub(rts.mul(std::ldexp(1.0, kStep * d))).abs().le(rs.abs().mul(1e-4)).all().item<bool>();
-  const bool zeros_stay = rt.masked_select(r.eq(0)).eq(0).all().item<bool>();
-  if (!homogeneous || !zeros_stay) return std::nullopt;
-  return d;
+  const at::Tensor zeros = r.eq(0) & rt.eq(0);
+  int d = 0;
+  if (telling.any().item<bool>()) {
+    const double first = r.masked_select(telling).abs()[0].item<double>();
+    const double first_t = rt.masked_select(telling).abs()[0].item<double>();
+    d = static_cast<int>(std::lround(std::log2(first / first_t) / kStep));
+    if (d < -4 || d > 4) return std::nullopt;
+  } else if (!zeros.any().item<bool>()) {
+    return std::nullopt;
+  }
+  const at::Tensor scaled_back = rt.mul(std::ldexp(1.0, kStep * d));
+  const at::Tensor homogeneous = telling & r.sub(scaled_back).abs().le(r.abs().mul(1e-4));
+  const bool all_telling = homogeneous.eq(telling).all().item<bool>();
+  return Homogeneity{d, (all_telling ? homogeneous | zeros : homogeneous).contiguous()};
 }
 
 // Where the float64 kernel itself leaves its range at the inputs' place in the dtype's range. For a
@@ -515,16 +530,16 @@ std::vector<std::vector<Outside>> outside(const Call& call, const std::vector<Le
     const bool complex = at::isComplexType(reference[i].value.scalar_type());
     const at::Tensor r = flat_values(reference[i].value, complex), rt = probed_leaf(small, reference, i, complex);
     if (!rt.defined()) continue;
-    const std::optional<int> d = degree(r, rt);
-    if (!d) continue;
+    const std::optional<Homogeneity> h = homogeneity(r, rt);
+    if (!h) continue;
     for (const auto& [exponent, leaves] : far) {
       const at::Tensor rs = probed_leaf(leaves, reference, i, complex);
       if (!rs.defined()) continue;
-      const double half = std::ldexp(1.0, exponent * *d / 2);  // S^d in two steps: S^d alone may overflow
+      const double half = std::ldexp(1.0, exponent * h->degree / 2);  // S^d in two steps: S^d alone may overflow
       const at::Tensor expected = r.mul(half).mul(half);
       const at::Tensor predictable = at::isfinite(expected) & (expected.abs().ge(DBL_MIN) | r.eq(0));
       const at::Tensor missed = ~at::isfinite(rs) | rs.sub(expected).abs().gt(expected.abs().mul(1e-6));
-      out[i].push_back(Outside{(predictable & missed).contiguous(), rs.div(half).div(half).contiguous()});
+      out[i].push_back(Outside{(h->elements & predictable & missed).contiguous(), rs.div(half).div(half).contiguous()});
     }
   }
   return out;

@@ -25,7 +25,7 @@
 // - conditioning: the float64 value moves by as much as the difference when every floating input
 //   moves by one rounding of its dtype's kernels (and a quarter as far at least for half of one: a
 //   continuous function, not a jump);
-// - range: for an output homogeneous in the floating inputs, the float64 kernel on the inputs
+// - range: for output elements homogeneous in the floating inputs, the float64 kernel on the inputs
 //   scaled to the same place in float64's range misses its own value scaled alike, and the side's
 //   value is what it gives there (an intermediate such as a norm's |x|^p leaves the range).
 // A side departing from the float64 value beyond all of these is blamed; the difference stands as

@@ -73,6 +73,18 @@ TEST(TriageConditioning, SetsAsideGridSamplingAtCoordinatesFloat32CannotPlaceWit
   EXPECT_TRUE(t.set_aside());
 }
 
+TEST(TriageConditioning, SetsAsideGridSamplingAcrossAReflectionFold) {
+  // Grid x = 8388607.5 unnormalizes to 12582912.75 pixels, reflected over [0, 3] to 0.75 in
+  // float64; float32 holds 12582912 and lands on pixel 0 (10.59). One rounding down moves the
+  // float64 coordinate there; one up moves it across the fold.
+  const at::Tensor input = floats({10.592802f, 8388607.5f, 2.0f, 3.5f}).view({1, 1, 1, 4});
+  const at::Tensor grid = floats({8388607.5f, 17.575638f}).view({1, 1, 1, 2});
+  // bilinear, reflection padding, align_corners true
+  Triage t = triaged("eager_cpu_fp64", op_call("grid_sampler_2d", {input, grid, 0, 2, true}));
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_TRUE(t.set_aside());
+}
+
 // ------------------------------------------------------------------------------ range
 
 TEST(TriageRange, SetsAsideTheOverflowOfAMeansPartialSum) {
@@ -101,6 +113,21 @@ TEST(TriageRange, SetsAsideANegativeNormWhosePowersOverflowToAFiniteZero) {
   const Call call = op_call("norm.ScalarOpt_dim", {floats({-0.0012917537f}), -14, std::vector<int64_t>{0}, false});
   Triage t = triaged("eager_cpu_fp64", call);
   EXPECT_EQ(t.verdict, "range") << t.why;
+}
+
+TEST(TriageRange, SetsAsideAGroupNormWhoseSquaresOverflowBesideAGroupWhereEpsilonCounts) {
+  // float32's E[x²] of values near its maximum overflows and group_norm gives NaN; the float64
+  // kernel on inputs scaled to the same place in float64's range does too. The second group's
+  // variance is small beside eps, which bends its homogeneity: judged element by element.
+  const at::Tensor x = floats({3e38f, -3e38f, 3e38f, 1e-3f, 2e-3f, 4e-3f}).view({1, 2, 3});
+  Triage t = triaged("eager_cpu_fp64", op_call("group_norm", {x, 2, c10::IValue(), c10::IValue(), 1e-5, true}));
+  EXPECT_EQ(t.verdict, "range") << t.why;
+  EXPECT_TRUE(t.set_aside());
+  // One element: its output is 0 at every scale, where float32's E[x²] - mean² is inf - inf.
+  const at::Tensor one = floats({-3.4028235e38f}).view({1, 1, 1, 1});
+  Triage zero = triaged("eager_cpu_fp64",
+                        op_call("group_norm", {one, 1, c10::IValue(), c10::IValue(), 1.0034844825226905, true}));
+  EXPECT_EQ(zero.verdict, "range") << zero.why;
 }
 
 TEST(TriageRange, KeepsNaNFromFmodOfFiniteOperands) {
