@@ -263,11 +263,14 @@ class Tasks {
     return k + 1;
   }
 
-  // Whether running tasks m..k, then the heap check, kills a worker.
-  bool reproduces(size_t m, size_t k) const {
+  // Whether running tasks m..k, then the heap check, kills a worker as it died: during task k, or
+  // (not `during`) in the check after it. A death at an earlier task is another crash (damage that
+  // shows elsewhere in another order, or a task of its own that crashes only now): it reproduces
+  // nothing, or a task of no fault would be blamed.
+  bool reproduces(size_t m, size_t k, bool during) const {
     Worker worker = spawn();
     for (size_t i = m; i <= k; ++i)
-      if (worker.run(i).kind == TaskResult::Crashed) return true;
+      if (worker.run(i).kind == TaskResult::Crashed) return during && i == k;
     return worker.finish().kind == TaskResult::Crashed;
   }
 
@@ -287,7 +290,7 @@ class Tasks {
                                        : "when its worker exited";
     size_t good = std::max(first, final_);  // a crashing suffix starts here, or none does
     size_t last = during ? k : k - 1;       // the suffix ends with this task and a heap check
-    if (good >= k || !reproduces(good, last)) {
+    if (good >= k || !reproduces(good, last, during)) {
       if (!during) return k;  // damage that does not show again: nothing to blame it on
       return settle(k, {TaskResult::Crashed, ending.bytes + " (the worker died during this task, which runs alone "
                                                             "without crashing; no earlier task reproduces it)"});
@@ -297,7 +300,7 @@ class Tasks {
     size_t bad = last + 1;
     while (bad - good > 1) {
       size_t mid = good + (bad - good) / 2;
-      (reproduces(mid, last) ? good : bad) = mid;
+      (reproduces(mid, last, during) ? good : bad) = mid;
     }
     if (good == k)
       return settle(k, {TaskResult::Crashed, ending.bytes + " (run again alone, this task kills its worker again)"});

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -401,6 +402,28 @@ TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   EXPECT_THAT(outcomes[2].message, HasSubstr("Aborted"));
   EXPECT_THAT(outcomes[2].message, HasSubstr("found during the later task #5; run again from this task"));
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
+// A task that crashes only when run again (here: once a marker file exists) dies earlier in the
+// runs that look for the cause of a delayed crash: that is another crash, and blames no task of
+// no fault. The delayed crash stays with the task it killed, saying that no earlier task reproduces it.
+TEST(Isolation, ACrashAtAnotherTaskWhileLookingForACauseBlamesNothingElse) {
+  const std::string marker = ::testing::TempDir() + "opsfuzz_isolation_marker_" + std::to_string(::getpid());
+  std::remove(marker.c_str());
+  auto outcomes = run_isolated(7, [&marker](size_t i) -> CallOutcome {
+    if (i == 2) damaged = true;
+    if (i == 4) {
+      if (std::FILE* f = std::fopen(marker.c_str(), "r")) std::fclose(f), std::abort();
+      if (std::FILE* f = std::fopen(marker.c_str(), "w")) std::fclose(f);
+    }
+    if (i == 5 && damaged) std::abort();
+    return {CallOutcome::Accepted, std::to_string(i)};
+  });
+  std::remove(marker.c_str());
+  ASSERT_EQ(outcomes.size(), 7u);
+  for (size_t i : {0, 1, 2, 3, 4, 6}) EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << i;
+  EXPECT_EQ(outcomes[5].kind, CallOutcome::Crashed);
+  EXPECT_THAT(outcomes[5].message, HasSubstr("no earlier task reproduces it"));
 }
 
 // A worker that dies just after replying (a heap check in a destructor, say) is gone before
