@@ -190,6 +190,8 @@ constexpr double kHeadroom = 16;
 // computed only for a mismatch the other rules leave standing.
 struct Near {
   double moves = 0;  // how far the float64 value moves when the inputs move by their rounding
+  // The weight with which the inputs' infinities enter the float64 value (NaN: unknown, or none).
+  double infinity_weight = std::nan("");
   // Where the float64 kernel leaves its own range at the inputs' place in the dtype's range (far
   // up, far down): its value there, scaled back.
   std::array<std::optional<Complex>, 2> outside;
@@ -223,6 +225,10 @@ Verdict judge(Complex v, Complex r, double m, const Context& c, Near near = {}) 
                       ((c.reduced > 1 || c.floating_inputs > 1) && c.largest * c.largest > c.limits.max);
   if (!is_finite(v) || !is_finite(r)) {
     if (beyond || near.like_outside(v, 0)) return Verdict::Range;
+    // A float64 value non-finite through an infinite input entering with a weight below the dtype's
+    // rounding (an interpolation coordinate 1e-16 off a pixel): whether the infinity gives inf,
+    // NaN (0·inf) or is left out is rounding's.
+    if (!is_finite(r) && near.infinity_weight <= 4 * c.limits.eps) return Verdict::Conditioning;
     return is_finite(r) ? Verdict::NonFinite : Verdict::WrongValue;
   }
   const double error = std::abs(v - r);
@@ -287,8 +293,9 @@ struct References {
   const Leaf& exact;
   const Leaf* rounded_numbers;
   const Leaf* magnitude;
-  at::Tensor moves;  // flat, per element (Near); undefined when not probed
-  std::vector<Outside> outside;
+  at::Tensor moves;              // flat, per element (Near); undefined when not probed
+  std::vector<Outside> outside;  // per far scale
+  at::Tensor infinity_weights;   // flat, per element (Near); undefined when not probed
 };
 
 // A value judged against the float64 value, or, better, against the float64 value of the call
@@ -343,6 +350,7 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
     const auto rr = rounded.defined() ? std::optional<Complex>(value_at(rounded, i)) : std::nullopt;
     Near near;
     if (refs.moves.defined()) near.moves = refs.moves.data_ptr<double>()[i];
+    if (refs.infinity_weights.defined()) near.infinity_weight = refs.infinity_weights.data_ptr<double>()[i];
     for (size_t k = 0; k < refs.outside.size() && k < near.outside.size(); ++k)
       if (refs.outside[k].missed.data_ptr<bool>()[i]) near.outside[k] = value_at(refs.outside[k].value, i);
     j.add(judge(xv, rv, rr, mv, c, near), judge(bv, rv, rr, mv, c, near), [&] {
@@ -545,6 +553,45 @@ std::vector<std::vector<Outside>> outside(const Call& call, const std::vector<Le
   return out;
 }
 
+// How much of the inputs' infinities each element of the float64 value takes, where it is affine in
+// them: every infinite input element replaced by t·2^100 (its sign kept, then all positive, so
+// that opposite infinities cannot cancel), t = 1, 2, 3; the value's step per 2^100, the larger of
+// the two; NaN where the steps differ (log(t·2^100) is no weight) or a probe fails. Per leaf, flat;
+// empty when no floating input is infinite.
+std::vector<at::Tensor> infinity_weights(const Call& call, const std::vector<Leaf>& reference) {
+  bool infinite = false;
+  for (const at::Tensor& t : floating_inputs(call)) infinite = infinite || at::isinf(t).any().item<bool>();
+  if (!infinite) return {};
+  constexpr double kHuge = 0x1p100;
+  std::vector<at::Tensor> out(reference.size());
+  for (bool keep_sign : {true, false}) {
+    auto replaced = [&](double t) {
+      return probe(call, [&](const at::Tensor& x, at::ScalarType) {
+        const at::Tensor by = keep_sign ? x.sign().mul(t * kHuge) : at::full_like(x, t * kHuge);
+        return at::where(at::isinf(x), by, x);
+      });
+    };
+    const std::vector<Leaf> one = replaced(1), two = replaced(2), three = replaced(3);
+    for (size_t i = 0; i < reference.size(); ++i) {
+      if (reference[i].none || !is_floating(reference[i].value)) continue;
+      const bool complex = at::isComplexType(reference[i].value.scalar_type());
+      const at::Tensor f1 = probed_leaf(one, reference, i, complex), f2 = probed_leaf(two, reference, i, complex),
+                       f3 = probed_leaf(three, reference, i, complex);
+      at::Tensor w = at::full({flat_values(reference[i].value, complex).numel()}, std::nan(""), at::kDouble);
+      if (f1.defined() && f2.defined() && f3.defined()) {
+        const at::Tensor step = f2.sub(f1), next = f3.sub(f2);
+        const at::Tensor affine =
+            at::isfinite(step) & at::isfinite(next) & next.sub(step).abs().le(step.abs().fmax(next.abs()).mul(1e-6));
+        w = at::where(affine, step.abs().to(at::kDouble).div(kHuge), w);
+      }
+      if (out[i].defined())  // both probes must tell: NaN in either stays NaN
+        w = at::where(w.isnan() | out[i].isnan(), at::full_like(w, std::nan("")), at::fmax(out[i], w));
+      out[i] = w;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline) {
@@ -573,8 +620,10 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   }
 
   const Context context = context_of(call);
-  // Every leaf judged, with what probes near the inputs say (per leaf: moves, outranged) if any.
-  auto judge_all = [&](const std::vector<at::Tensor>& moved, const std::vector<std::vector<Outside>>& far) {
+  // Every leaf judged, with what probes near the inputs say (per leaf: moves, out of range,
+  // infinity weights) if any.
+  auto judge_all = [&](const std::vector<at::Tensor>& moved, const std::vector<std::vector<Outside>>& far,
+                       const std::vector<at::Tensor>& infinities) {
     Judgement j;
     for (size_t i = 0; i < xs.size(); ++i) {
       if (xs[i].none) continue;
@@ -584,7 +633,8 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
       const Leaf* magnitude = ms[i].none ? nullptr : &ms[i];
       judge_leaf(xs[i], bs[i],
                  References{rs[i], matching(rounded), magnitude, i < moved.size() ? moved[i] : at::Tensor(),
-                            i < far.size() ? far[i] : std::vector<Outside>{}},
+                            i < far.size() ? far[i] : std::vector<Outside>{},
+                            i < infinities.size() ? infinities[i] : at::Tensor()},
                  output.precision, context, j);
     }
     return j;
@@ -592,10 +642,11 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   for (size_t i = 0; i < xs.size(); ++i)
     if (!xs[i].none && !same_structure(xs[i], rs[i]))
       return Triage{"no_reference", "", "the float64 evaluation's output " + xs[i].path + " differs in shape"};
-  Judgement j = judge_all({}, {});
+  Judgement j = judge_all({}, {}, {});
   // A mismatch still standing, on inputs below float64, is probed near its inputs: ill-conditioning
   // and intermediates out of range show there (only then: each probe evaluates the op again).
-  if (departs(j.decided) && dtype && call.op) j = judge_all(moves(call, rs), outside(call, rs, *dtype));
+  if (departs(j.decided) && dtype && call.op)
+    j = judge_all(moves(call, rs), outside(call, rs, *dtype), infinity_weights(call, rs));
   const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
   std::string blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";
   // Inputs already in float64 make the float64 evaluation the baseline's own call: it cannot say

@@ -85,6 +85,28 @@ TEST(TriageConditioning, SetsAsideGridSamplingAcrossAReflectionFold) {
   EXPECT_TRUE(t.set_aside());
 }
 
+TEST(TriageConditioning, SetsAsideAnInfiniteNeighbourThatRoundingLetsIntoAnInterpolation) {
+  // Upsampling 3 pixels to 7, float32 places an output exactly on the pixel 11.96 and leaves its
+  // neighbour -inf out; float64 places it 1e-16 pixel off, and -inf times that weight gives -inf,
+  // or NaN beside another infinity. The infinity enters with a weight below float32's rounding.
+  const at::Tensor x = floats({-kInf, 11.9632225f, -19.588284f}).view({1, 1, 1, 3});
+  const Call call = op_call("upsample_bilinear2d.vec", {x, std::vector<int64_t>{8, 7}, false, c10::IValue()});
+  Triage t = triaged("eager_cpu_fp64", call);
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_TRUE(t.set_aside());
+}
+
+TEST(TriageConditioning, KeepsNaNFromFmodBesideAnInfiniteInput) {
+  // The vectorized fmod(-9, 1e-45) = NaN (the value is -0) beside fmod(inf, 1e-45) = NaN: the
+  // infinity enters the first elements with weight 0, but the float64 value there is finite, not
+  // made non-finite by it: the kernel's NaN stands.
+  at::Tensor self = at::full({16}, -9.0f), other = at::full({16}, 1e-45f);
+  self[15] = kInf;
+  Triage t = triaged("eager_cpu_noncontig", op_call("fmod.Tensor", {self, other}));
+  EXPECT_EQ(t.verdict, "non_finite") << t.why;
+  EXPECT_EQ(t.blame, "baseline");
+}
+
 // ------------------------------------------------------------------------------ range
 
 TEST(TriageRange, SetsAsideTheOverflowOfAMeansPartialSum) {
