@@ -283,6 +283,8 @@ class Tasks {
       Worker worker = spawn();
       TaskResult alone = worker.run(k);
       if (alone.kind == TaskResult::Crashed || alone.kind == TaskResult::TimedOut) return settle(k, std::move(alone));
+      if (options_.crashes_by_itself && options_.crashes_by_itself(k))
+        return settle(k, {TaskResult::Crashed, ending.bytes + " (a task known to crash now and then: its own crash)"});
       results_[k] = std::move(alone);  // it survives alone: the damage came from before it
     }
     const std::string where = during   ? "during the later task #" + std::to_string(k)

@@ -189,6 +189,9 @@ struct IsolationOptions {
   size_t window = 256;
   // Sees each outcome as soon as it is final, in order (to append and flush results).
   std::function<void(size_t, const CallOutcome&)> on_result;
+  // Tasks known to crash on their own now and then (an out-of-range read that faults or not, as
+  // the heap lies): a crash during one is its own, whatever ran before it in the worker.
+  std::function<bool(size_t)> crashes_by_itself;
 };
 
 // What one isolated task came to: its bytes, or how its worker ended (the message).

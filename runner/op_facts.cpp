@@ -232,17 +232,31 @@ std::optional<std::string> rules_out_noncontig(const opcall::Op& op) {
 
 // ---------------------------------------------------------------------------------- known crashes
 
-const Deviation* known_crash(const std::string& spec, const std::vector<std::string>& deviations,
-                             const std::string& message) {
+namespace {
+// The deviations of kind crash (with signals) among those a sample of `spec` hits.
+std::vector<const Deviation*> crash_deviations(const std::string& spec, const std::vector<std::string>& deviations) {
+  std::vector<const Deviation*> out;
   const Spec* s = find_spec(spec);
-  if (!s) return nullptr;
+  if (!s) return out;
   for (const DeviationSite& site : s->deviations()) {
     const Deviation& d = *site.deviation;
-    if (std::find(deviations.begin(), deviations.end(), d.id) == deviations.end()) continue;
-    for (const std::string& signal : d.signals)
-      if (message.find("(" + signal + ")") != std::string::npos) return &d;
+    if (!d.signals.empty() && std::find(deviations.begin(), deviations.end(), d.id) != deviations.end())
+      out.push_back(&d);
   }
+  return out;
+}
+}  // namespace
+
+const Deviation* known_crash(const std::string& spec, const std::vector<std::string>& deviations,
+                             const std::string& message) {
+  for (const Deviation* d : crash_deviations(spec, deviations))
+    for (const std::string& signal : d->signals)
+      if (message.find("(" + signal + ")") != std::string::npos) return d;
   return nullptr;
+}
+
+bool may_crash(const std::string& spec, const std::vector<std::string>& deviations) {
+  return !crash_deviations(spec, deviations).empty();
 }
 
 }  // namespace opsfuzz::runner

@@ -45,5 +45,8 @@ std::optional<std::string> rules_out_noncontig(const opcall::Op& op);
 // has no spec.
 const Deviation* known_crash(const std::string& spec, const std::vector<std::string>& deviations,
                              const std::string& message);
+// Whether a sample of `spec` hitting `deviations` hits one that crashes (its crash may come and go
+// with the heap's layout: an out-of-range read).
+bool may_crash(const std::string& spec, const std::vector<std::string>& deviations);
 
 }  // namespace opsfuzz::runner

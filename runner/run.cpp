@@ -313,6 +313,12 @@ class Plan {
     return std::move(run.result);
   }
 
+  // Whether the task's sample hits a deviation known to crash.
+  bool may_crash(size_t task) const {
+    const Item& item = items_[task / width()];
+    return item.origin && runner::may_crash(item.origin->spec, item.origin->deviations);
+  }
+
   // A task that gave no result: every side `status` with why.
   BackendResult failed_task(size_t task, Status status, const std::string& err) const {
     BackendResult r;
@@ -350,6 +356,7 @@ void run_plan(Plan& plan, const RunOptions& options,
   opcall::IsolationOptions iso;
   iso.timeout_s = options.timeout_s;
   iso.backtraces = options.backtraces;
+  iso.crashes_by_itself = [&](size_t t) { return plan.may_crash(t); };
   opcall::run_tasks(
       plan.tasks(), [&](size_t t) { return to_json(plan.run_task(t)).dump(); }, iso,
       [&](size_t t, const opcall::TaskResult& r) {

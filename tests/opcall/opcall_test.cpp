@@ -426,6 +426,25 @@ TEST(Isolation, ACrashAtAnotherTaskWhileLookingForACauseBlamesNothingElse) {
   EXPECT_THAT(outcomes[5].message, HasSubstr("no earlier task reproduces it"));
 }
 
+// A task known to crash now and then (its out-of-range read faults or not as the heap lies) is its
+// own culprit when its worker dies during it, whatever ran before it.
+TEST(Isolation, ATaskKnownToCrashNowAndThenIsItsOwnCulprit) {
+  IsolationOptions options;
+  options.crashes_by_itself = [](size_t i) { return i == 4; };
+  auto outcomes = run_isolated(
+      6,
+      [](size_t i) -> CallOutcome {
+        if (i == 1) damaged = true;  // stands for the heap layout that makes task 4's read fault
+        if (i == 4 && damaged) std::abort();
+        return {CallOutcome::Accepted, std::to_string(i)};
+      },
+      options);
+  ASSERT_EQ(outcomes.size(), 6u);
+  for (size_t i : {0, 1, 2, 3, 5}) EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << i;
+  EXPECT_EQ(outcomes[4].kind, CallOutcome::Crashed);
+  EXPECT_THAT(outcomes[4].message, HasSubstr("known to crash now and then"));
+}
+
 // A worker that dies just after replying (a heap check in a destructor, say) is gone before
 // it is handed the next task: handing it over must not kill this process with SIGPIPE.
 TEST(Isolation, AWorkerThatDiesBetweenTasksCostsNoMoreThanItsCrash) {
