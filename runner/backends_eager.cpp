@@ -213,11 +213,12 @@ class CastBack {
 };
 
 // The inputs in the run dtypes; `converted` tells whether any tensor changed.
-// A dtype argument asking for a floating (complex) dtype narrower than the run dtype asks for the
-// run dtype instead: the inputs are in it now, and an op may refuse to narrow them
+// Once floating inputs run in the run dtype, a dtype argument asking for a floating (complex) dtype
+// narrower than it asks for the run dtype instead: an op may refuse to narrow its inputs
 // (linalg_vector_norm's dtype must hold its input's). CastBack returns the outputs to the dtypes
-// the call asked for.
-void widen_dtype_arguments(Call& call, const Precision& p, bool& converted) {
+// the call asked for, learnt from the original call. A call without converted inputs (zeros,
+// arange, sum of integers with a dtype) runs as it is.
+void widen_dtype_arguments(Call& call, const Precision& p) {
   if (!call.op) return;
   const auto& params = call.op->schema().arguments();
   for (size_t i = 0; i < params.size() && i < call.args.size(); ++i) {
@@ -225,13 +226,10 @@ void widen_dtype_arguments(Call& call, const Precision& p, bool& converted) {
     if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
     if (type->kind() != c10::TypeKind::ScalarTypeType || !call.args[i].isInt()) continue;
     const auto asked = static_cast<at::ScalarType>(call.args[i].toInt());
-    const std::optional<at::ScalarType> run = at::isComplexType(asked) ? p.complex
+    const std::optional<at::ScalarType> run = at::isComplexType(asked)    ? p.complex
                                               : at::isFloatingType(asked) ? std::optional(p.real)
                                                                           : std::nullopt;
-    if (run && c10::elementSize(asked) < c10::elementSize(*run)) {
-      call.args[i] = static_cast<int64_t>(*run);
-      converted = true;
-    }
+    if (run && c10::elementSize(asked) < c10::elementSize(*run)) call.args[i] = static_cast<int64_t>(*run);
   }
 }
 
@@ -242,7 +240,7 @@ Call convert_inputs(Call call, const Precision& p, bool& converted) {
     converted = true;
     return t.to(*to);
   });
-  widen_dtype_arguments(call, p, converted);
+  if (converted) widen_dtype_arguments(call, p);
   return call;
 }
 

@@ -181,6 +181,10 @@ TEST(EagerCpuFp64, ANarrowerDtypeArgumentAsksForFloat64AndItsOutputGoesBack) {
   at::Tensor eager = run_tensor("eager_cpu", call), fp64 = run_tensor("eager_cpu_fp64", call);
   EXPECT_EQ(fp64.scalar_type(), at::kFloat);
   EXPECT_TRUE(fp64.allclose(eager, 1e-6, 1e-6)) << fp64 << eager;
+  // Without a floating input to convert, the call runs as it is: a sum of integers asking for
+  // float16 gives float16.
+  Call integers = op_call("sum.default", {ints({3, 4})}, {{"dtype", int64_t(at::kHalf)}});
+  EXPECT_EQ(run_tensor("eager_cpu_fp64", integers).scalar_type(), at::kHalf);
 }
 
 TEST(EagerCpuFp64, ComplexOutputsGoBackToComplex64) {
