@@ -7,6 +7,10 @@
 #include "runner/backend.h"
 #include "runner/builtin.h"
 #include "suite/modules.h"
+#include "argtypes/rng.h"
+#include "engine/config.h"
+#include "generators/generators.h"
+#include "specs/db/db.h"
 
 namespace opsfuzz::runner {
 namespace {
@@ -182,6 +186,18 @@ TEST(GradBackend, AnInfiniteInputsProductsAreUnstableNotAMismatch) {
   Output out = run_grad(op_call("conv_transpose2d.input",
                                 {input, weight, at::tensor({9.521032f}), std::vector<int64_t>{3},
                                  std::vector<int64_t>{1}, std::vector<int64_t>{2}, 1, std::vector<int64_t>{1}}));
+  EXPECT_NE(note(out, "unstable_steps"), "");
+  expect_unstable_elements_take_autograds_value(out);
+}
+
+TEST(GradBackend, AStepBelowTheRoundingOfTheOutputsTermsIsUnstableNotAMismatch) {
+  // einsum(",WC,his,i->hC") on operands holding 2^52 (seed 0, index 4, config rounding): outputs
+  // are sums of products near 2^104 that cancel; a step of 1e-6 in a small operand moves none of
+  // them (finite differences 0, autograd -3e16), a step 2^20 times longer does.
+  std::vector<Sample> samples =
+      generate_samples(*find_spec("einsum.default"), Config::parse("rounding"), 0, Validity::Valid, 5);
+  const Sample& s = samples.at(4);
+  Output out = run_grad(op_call(s.op, s.args, s.kwargs, derive_seed(s.seed, s.index)));
   EXPECT_NE(note(out, "unstable_steps"), "");
   expect_unstable_elements_take_autograds_value(out);
 }
