@@ -190,8 +190,8 @@ constexpr double kHeadroom = 16;
 // computed only for a mismatch the other rules leave standing.
 struct Near {
   double moves = 0;  // how far the float64 value moves when the inputs move by their rounding
-  // The weight with which the inputs' infinities enter the float64 value (NaN: unknown, or none).
-  double infinity_weight = std::nan("");
+  // The weight with which the inputs' inf and NaN elements enter the float64 value (NaN: unknown).
+  double non_finite_weight = std::nan("");
   // Where the float64 kernel leaves its own range at the inputs' place in the dtype's range (far
   // up, far down): its value there, scaled back.
   std::array<std::optional<Complex>, 2> outside;
@@ -225,10 +225,10 @@ Verdict judge(Complex v, Complex r, double m, const Context& c, Near near = {}) 
                       ((c.reduced > 1 || c.floating_inputs > 1) && c.largest * c.largest > c.limits.max);
   if (!is_finite(v) || !is_finite(r)) {
     if (beyond || near.like_outside(v, 0)) return Verdict::Range;
-    // A float64 value non-finite through an infinite input entering with a weight below the dtype's
-    // rounding (an interpolation coordinate 1e-16 off a pixel): whether the infinity gives inf,
-    // NaN (0·inf) or is left out is rounding's.
-    if (!is_finite(r) && near.infinity_weight <= 4 * c.limits.eps) return Verdict::Conditioning;
+    // A float64 value non-finite through an infinite or NaN input entering with a weight below the
+    // dtype's rounding (an interpolation coordinate 1e-16 off a pixel): whether it gives inf, NaN
+    // (0·inf) or is left out is rounding's.
+    if (!is_finite(r) && near.non_finite_weight <= 4 * c.limits.eps) return Verdict::Conditioning;
     return is_finite(r) ? Verdict::NonFinite : Verdict::WrongValue;
   }
   const double error = std::abs(v - r);
@@ -293,9 +293,9 @@ struct References {
   const Leaf& exact;
   const Leaf* rounded_numbers;
   const Leaf* magnitude;
-  at::Tensor moves;              // flat, per element (Near); undefined when not probed
-  std::vector<Outside> outside;  // per far scale
-  at::Tensor infinity_weights;   // flat, per element (Near); undefined when not probed
+  at::Tensor moves;               // flat, per element (Near); undefined when not probed
+  std::vector<Outside> outside;   // per far scale
+  at::Tensor non_finite_weights;  // flat, per element (Near); undefined when not probed
 };
 
 // A value judged against the float64 value, or, better, against the float64 value of the call
@@ -350,7 +350,7 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
     const auto rr = rounded.defined() ? std::optional<Complex>(value_at(rounded, i)) : std::nullopt;
     Near near;
     if (refs.moves.defined()) near.moves = refs.moves.data_ptr<double>()[i];
-    if (refs.infinity_weights.defined()) near.infinity_weight = refs.infinity_weights.data_ptr<double>()[i];
+    if (refs.non_finite_weights.defined()) near.non_finite_weight = refs.non_finite_weights.data_ptr<double>()[i];
     for (size_t k = 0; k < refs.outside.size() && k < near.outside.size(); ++k)
       if (refs.outside[k].missed.data_ptr<bool>()[i]) near.outside[k] = value_at(refs.outside[k].value, i);
     j.add(judge(xv, rv, rr, mv, c, near), judge(bv, rv, rr, mv, c, near), [&] {
@@ -493,10 +493,11 @@ int max_exponent(at::ScalarType dtype) {
 // Where a leaf is homogeneous in the floating inputs, f(t·x) = t^d·f(x), told from r = f(x) and
 // rt = f(2^-8·x): the degree d of its first telling element (finite, non-zero at both scales) and
 // the elements that share it. An epsilon added to a variance (group_norm's) bends homogeneity
-// where the variance is small, so elements are judged one by one, within 1e-4. An element 0 at both
-// scales stays 0 at any degree, but tells nothing of its own: it counts where every telling element
-// is homogeneous (a zero of fmod(-9, y) with an integral -9, which is not scaled, does not), or in
-// a leaf of such zeros alone, taken as degree 0. nullopt when no element tells.
+// where the variance is small, so elements are judged one by one, within 1e-4. An element 0 (or the
+// same infinity) at both scales stays so at any degree, but tells nothing of its own: it counts
+// where every telling element is homogeneous (a zero of fmod(-9, y) with an integral -9, which is
+// not scaled, does not), or in a leaf of such elements alone, taken as degree 0. nullopt when no
+// element tells.
 struct Homogeneity {
   int degree;
   at::Tensor elements;  // bool, flat: the elements homogeneous of that degree
@@ -504,7 +505,7 @@ struct Homogeneity {
 std::optional<Homogeneity> homogeneity(const at::Tensor& r, const at::Tensor& rt) {
   constexpr int kStep = 8;
   const at::Tensor telling = at::isfinite(r) & at::isfinite(rt) & r.abs().gt(1e-200) & rt.abs().gt(0);
-  const at::Tensor zeros = r.eq(0) & rt.eq(0);
+  const at::Tensor zeros = (r.eq(0) | at::isinf(r)) & rt.eq(r);  // 0, or the same infinity
   int d = 0;
   if (telling.any().item<bool>()) {
     const double first = r.masked_select(telling).abs()[0].item<double>();
@@ -545,30 +546,34 @@ std::vector<std::vector<Outside>> outside(const Call& call, const std::vector<Le
       if (!rs.defined()) continue;
       const double half = std::ldexp(1.0, exponent * h->degree / 2);  // S^d in two steps: S^d alone may overflow
       const at::Tensor expected = r.mul(half).mul(half);
-      const at::Tensor predictable = at::isfinite(expected) & (expected.abs().ge(DBL_MIN) | r.eq(0));
-      const at::Tensor missed = ~at::isfinite(rs) | rs.sub(expected).abs().gt(expected.abs().mul(1e-6));
+      // An infinity stays one: where an infinite input makes the value ±inf, NaN at the far scale
+      // is the float64 kernel's own finite terms overflowing into the opposite infinity.
+      const at::Tensor predictable =
+          (at::isfinite(expected) & (expected.abs().ge(DBL_MIN) | r.eq(0))) | at::isinf(expected);
+      const at::Tensor missed = at::where(at::isinf(expected), rs.ne(expected),
+                                          ~at::isfinite(rs) | rs.sub(expected).abs().gt(expected.abs().mul(1e-6)));
       out[i].push_back(Outside{(h->elements & predictable & missed).contiguous(), rs.div(half).div(half).contiguous()});
     }
   }
   return out;
 }
 
-// How much of the inputs' infinities each element of the float64 value takes, where it is affine in
-// them: every infinite input element replaced by t·2^100 (its sign kept, then all positive, so
-// that opposite infinities cannot cancel), t = 1, 2, 3; the value's step per 2^100, the larger of
-// the two; NaN where the steps differ (log(t·2^100) is no weight) or a probe fails. Per leaf, flat;
-// empty when no floating input is infinite.
-std::vector<at::Tensor> infinity_weights(const Call& call, const std::vector<Leaf>& reference) {
+// How much of the inputs' non-finite elements (inf, NaN) each element of the float64 value takes,
+// where it is affine in them: every such input element replaced by t·2^100 (an infinity's sign
+// kept, then all positive, so that opposite ones cannot cancel), t = 1, 2, 3; the value's step per
+// 2^100, the larger of the two; NaN where the steps differ (log(t·2^100) is no weight) or a probe
+// fails. Per leaf, flat; empty when every floating input is finite.
+std::vector<at::Tensor> non_finite_weights(const Call& call, const std::vector<Leaf>& reference) {
   bool infinite = false;
-  for (const at::Tensor& t : floating_inputs(call)) infinite = infinite || at::isinf(t).any().item<bool>();
+  for (const at::Tensor& t : floating_inputs(call)) infinite = infinite || !at::isfinite(t).all().item<bool>();
   if (!infinite) return {};
   constexpr double kHuge = 0x1p100;
   std::vector<at::Tensor> out(reference.size());
   for (bool keep_sign : {true, false}) {
     auto replaced = [&](double t) {
       return probe(call, [&](const at::Tensor& x, at::ScalarType) {
-        const at::Tensor by = keep_sign ? x.sign().mul(t * kHuge) : at::full_like(x, t * kHuge);
-        return at::where(at::isinf(x), by, x);
+        const at::Tensor sign = at::where(at::isnan(x), at::ones_like(x), x.sign());
+        return at::where(at::isfinite(x), x, keep_sign ? sign.mul(t * kHuge) : at::full_like(x, t * kHuge));
       });
     };
     const std::vector<Leaf> one = replaced(1), two = replaced(2), three = replaced(3);
@@ -646,7 +651,7 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   // A mismatch still standing, on inputs below float64, is probed near its inputs: ill-conditioning
   // and intermediates out of range show there (only then: each probe evaluates the op again).
   if (departs(j.decided) && dtype && call.op)
-    j = judge_all(moves(call, rs), outside(call, rs, *dtype), infinity_weights(call, rs));
+    j = judge_all(moves(call, rs), outside(call, rs, *dtype), non_finite_weights(call, rs));
   const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
   std::string blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";
   // Inputs already in float64 make the float64 evaluation the baseline's own call: it cannot say

@@ -24,7 +24,7 @@
 // A mismatch still standing, on inputs below float64, is probed near its inputs:
 // - conditioning: the float64 value moves by as much as the difference when every floating input
 //   moves by one rounding of its dtype's kernels (and a quarter as far at least for half of one: a
-//   continuous function, not a jump); or the float64 value is non-finite through an infinite input
+//   continuous function, not a jump); or the float64 value is non-finite through an inf or NaN input
 //   that enters it with a weight below the dtype's rounding (affine in the infinity replaced by
 //   large values): rounding decided whether it entered;
 // - range: for output elements homogeneous in the floating inputs, the float64 kernel on the inputs

@@ -96,6 +96,15 @@ TEST(TriageConditioning, SetsAsideAnInfiniteNeighbourThatRoundingLetsIntoAnInter
   EXPECT_TRUE(t.set_aside());
 }
 
+TEST(TriageConditioning, SetsAsideANaNNeighbourThatRoundingLetsIntoAnInterpolation) {
+  // As above with NaN for -inf: float64 lets the NaN neighbour in with a weight of rounding's size.
+  const at::Tensor x = floats({std::nanf(""), 11.9632225f, -19.588284f}).view({1, 1, 1, 3});
+  const Call call = op_call("upsample_bilinear2d.vec", {x, std::vector<int64_t>{8, 7}, false, c10::IValue()});
+  Triage t = triaged("eager_cpu_fp64", call);
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_TRUE(t.set_aside());
+}
+
 TEST(TriageConditioning, KeepsNaNFromFmodBesideAnInfiniteInput) {
   // The vectorized fmod(-9, 1e-45) = NaN (the value is -0) beside fmod(inf, 1e-45) = NaN: the
   // infinity enters the first elements with weight 0, but the float64 value there is finite, not
@@ -150,6 +159,16 @@ TEST(TriageRange, SetsAsideAGroupNormWhoseSquaresOverflowBesideAGroupWhereEpsilo
   Triage zero = triaged("eager_cpu_fp64",
                         op_call("group_norm", {one, 1, c10::IValue(), c10::IValue(), 1.0034844825226905, true}));
   EXPECT_EQ(zero.verdict, "range") << zero.why;
+}
+
+TEST(TriageRange, SetsAsideAnInterpolationWhosePartialSumsOverflowBesideAnInfinity) {
+  // upsample_bicubic2d.vec (seed 0, index 17, config extremes): +inf enters an output, whose value
+  // is +inf; float32's sum of the finite terms near its maximum overflows to -inf first, and
+  // -inf + inf is NaN. The float64 kernel on the inputs scaled to the same place in its range
+  // gives NaN alike.
+  Triage t = triaged("eager_cpu_fp64", sample_call("upsample_bicubic2d.vec", "extremes", 17));
+  EXPECT_EQ(t.verdict, "range") << t.why;
+  EXPECT_TRUE(t.set_aside());
 }
 
 TEST(TriageRange, KeepsNaNFromFmodOfFiniteOperands) {
