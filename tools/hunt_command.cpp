@@ -2,7 +2,14 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <chrono>
 #include <filesystem>
@@ -15,6 +22,7 @@
 #include "generators/generators.h"
 #include "hunt/findings.h"
 #include "opcall/opcall.h"
+#include "opcall/pipes.h"
 #include "runner/results.h"
 #include "runner/run.h"
 #include "suite/ids.h"
@@ -160,17 +168,11 @@ Reproduction failed_reproduction(const std::string& why) {
   return failed;
 }
 
-// Shrinks each pending finding's first sample and writes its reproducers (reproducers.h), unless a
-// stopped hunt already did; findings.jsonl is rewritten with them. The findings are shrunk side by
-// side in options.jobs processes, each running its candidates in one worker at a time.
-void make_reproducers(Pending& pending, const runner::RunOptions& options, const std::string& dir,
-                      std::map<std::string, Reproduction>& reproductions, const std::string& findings_path,
-                      const hunt::Findings& findings) {
-  Pending todo;
-  for (const auto& entry : pending)
-    if (!reproductions.count(entry.first->id)) todo.push_back(entry);
-  pending.clear();
-  if (todo.empty()) return;
+// Shrinks the findings' first samples and writes their reproducers (reproducers.h), side by side in
+// options.jobs processes, each running its candidates in one worker at a time; `made` sees each
+// finding's reproduction as JSON, as it completes.
+void shrink_all(const Pending& todo, const runner::RunOptions& options, const std::string& dir,
+                const std::function<void(const hunt::Finding&, const json&)>& made) {
   opcall::run_jobs(
       todo.size(), options.jobs,
       [&](size_t k) {
@@ -179,11 +181,80 @@ void make_reproducers(Pending& pending, const runner::RunOptions& options, const
         } catch (const std::exception& e) { return to_json(failed_reproduction(opcall::message_of(e))).dump(); }
       },
       [&](size_t k, const opcall::TaskResult& r) {
-        reproductions[todo[k].first->id] = r.kind == opcall::TaskResult::Done
-                                               ? reproduction_from_json(json::parse(r.bytes))
-                                               : failed_reproduction("the process shrinking it ended: " + r.bytes);
+        made(*todo[k].first, r.kind == opcall::TaskResult::Done
+                                 ? json::parse(r.bytes)
+                                 : to_json(failed_reproduction("the process shrinking it ended: " + r.bytes)));
       });
-  write_findings(findings_path, findings, reproductions);
+}
+
+// The pending findings a stopped hunt has no reproducers for yet; `pending` is emptied.
+Pending take_unmade(Pending& pending, const std::map<std::string, Reproduction>& reproductions) {
+  Pending todo;
+  for (const auto& entry : pending)
+    if (!reproductions.count(entry.first->id)) todo.push_back(entry);
+  pending.clear();
+  return todo;
+}
+
+// Shrinking beside the next batch: a process forked at a batch's end makes the reproducers of the
+// findings the batch opened while the hunt runs the next one (shrinking costs as much CPU either
+// way; beside a batch it fills the cores a batch's tail and a lone finding leave idle). Its lines
+// (finding id, tab, reproduction) come back through a file, read once the process has ended.
+class BackgroundShrink {
+ public:
+  explicit BackgroundShrink(std::string path) : path_(std::move(path)) {}
+  ~BackgroundShrink() {
+    if (pid_ > 0) ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
+  }
+
+  void start(Pending todo, const runner::RunOptions& options, const std::string& dir) {
+    if (todo.empty()) return;
+    ids_.clear();
+    for (const auto& entry : todo) ids_.push_back(entry.first->id);
+    std::fflush(nullptr);  // nothing buffered is written twice
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error(std::string("hunt: cannot fork a shrinking process: ") + strerror(errno));
+    if (pid_ > 0) return;
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hunt killed midway takes it along
+    {
+      std::ofstream out(path_);
+      shrink_all(todo, options, dir,
+                 [&](const hunt::Finding& f, const json& j) { out << f.id << '\t' << j.dump() << std::endl; });
+    }
+    ::_exit(0);
+  }
+
+  // Waits for the running shrink, if any, and records what it made; a finding it did not get to
+  // (the process died) gets a failed reproduction saying so.
+  void collect(std::map<std::string, Reproduction>& reproductions) {
+    if (pid_ <= 0) return;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    pid_ = -1;
+    std::ifstream in(path_);
+    for (std::string line; std::getline(in, line);) {
+      const size_t tab = line.find('\t');
+      try {
+        reproductions[line.substr(0, tab)] = reproduction_from_json(json::parse(line.substr(tab + 1)));
+      } catch (const std::exception&) {}  // a line cut by the process's end: made again below
+    }
+    for (const std::string& id : ids_)
+      if (!reproductions.count(id))
+        reproductions[id] = failed_reproduction("the process shrinking it ended: " + opcall::describe_exit(status));
+    std::filesystem::remove(path_);
+  }
+
+ private:
+  std::string path_;
+  pid_t pid_ = -1;
+  std::vector<std::string> ids_;
+};
+
+// Makes the reproducers of the pending findings here, waiting for them (a hunt's last ones).
+void make_reproducers(Pending& pending, const runner::RunOptions& options, const std::string& dir,
+                      std::map<std::string, Reproduction>& reproductions) {
+  shrink_all(take_unmade(pending, reproductions), options, dir,
+             [&](const hunt::Finding& f, const json& j) { reproductions[f.id] = reproduction_from_json(j); });
 }
 
 // What triage explained, per rule: nothing vanishes without a count.
@@ -238,6 +309,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   bool spent = false;
+  BackgroundShrink shrinking((std::filesystem::path(o.out) / ".shrinking.jsonl").string());
   const std::vector<Unit> all = units(o);
   uint64_t k = 0;  // the hunt's order over the items of every unit: shards split it
   for (size_t next = 0; next < all.size();) {
@@ -265,9 +337,13 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
         err << "\r" << position << " items, " << std::fixed << std::setprecision(1) << position / seconds()
             << " items/s, " << findings.all().size() << " findings; " << r.item->id << "\033[K" << std::flush;
     });
-    make_reproducers(pending, options, o.out, reproductions, findings_path, findings);
+    // The last batch's reproducers are made now (beside this batch), this batch's beside the next.
+    shrinking.collect(reproductions);
+    write_findings(findings_path, findings, reproductions);
+    shrinking.start(take_unmade(pending, reproductions), options, o.out);
   }
-  if (!spent) make_reproducers(pending, options, o.out, reproductions, findings_path, findings);
+  shrinking.collect(reproductions);
+  if (!spent) make_reproducers(pending, options, o.out, reproductions);
   if (progress) err << "\r\033[K";
   write_findings(findings_path, findings, reproductions);
   print_table(findings, out);
