@@ -192,6 +192,11 @@ struct Near {
   double moves = 0;  // how far the float64 value moves when the inputs move by their rounding
   // The weight with which the inputs' inf and NaN elements enter the float64 value (NaN: unknown).
   double non_finite_weight = std::nan("");
+  // Taken one at a time: the infinity the value tends to where those entering with weights above
+  // rounding are infinities of one sign (NaN: none, or unknown), and whether the kernel multiplies
+  // one of them by 0 (an infinity there alone gives NaN in a value affine in it).
+  double limit = std::nan("");
+  bool zero_weight_touch = false;
   // Where the float64 kernel leaves its own range at the inputs' place in the dtype's range (far
   // up, far down): its value there, scaled back.
   std::array<std::optional<Complex>, 2> outside;
@@ -229,6 +234,10 @@ Verdict judge(Complex v, Complex r, double m, const Context& c, Near near = {}) 
     // dtype's rounding (an interpolation coordinate 1e-16 off a pixel): whether it gives inf, NaN
     // (0·inf) or is left out is rounding's.
     if (!is_finite(r) && near.non_finite_weight <= 4 * c.limits.eps) return Verdict::Conditioning;
+    // The value tends to an infinity while the kernel multiplies a non-finite input by 0: a side or
+    // the float64 value giving NaN met 0·inf, which a weight's rounding to exactly 0 decides.
+    auto at_limit = [&](Complex z) { return is_nan(z) || z == Complex(near.limit, 0); };
+    if (std::isinf(near.limit) && near.zero_weight_touch && at_limit(v) && at_limit(r)) return Verdict::Conditioning;
     return is_finite(r) ? Verdict::NonFinite : Verdict::WrongValue;
   }
   const double error = std::abs(v - r);
@@ -293,9 +302,10 @@ struct References {
   const Leaf& exact;
   const Leaf* rounded_numbers;
   const Leaf* magnitude;
-  at::Tensor moves;               // flat, per element (Near); undefined when not probed
-  std::vector<Outside> outside;   // per far scale
-  at::Tensor non_finite_weights;  // flat, per element (Near); undefined when not probed
+  at::Tensor moves;                        // flat, per element (Near); undefined when not probed
+  std::vector<Outside> outside;            // per far scale
+  at::Tensor non_finite_weights;           // flat, per element (Near); undefined when not probed
+  at::Tensor limits, zero_weight_touches;  // flat, per element (Near); undefined when not probed
 };
 
 // A value judged against the float64 value, or, better, against the float64 value of the call
@@ -351,6 +361,10 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
     Near near;
     if (refs.moves.defined()) near.moves = refs.moves.data_ptr<double>()[i];
     if (refs.non_finite_weights.defined()) near.non_finite_weight = refs.non_finite_weights.data_ptr<double>()[i];
+    if (refs.limits.defined()) {
+      near.limit = refs.limits.data_ptr<double>()[i];
+      near.zero_weight_touch = refs.zero_weight_touches.data_ptr<bool>()[i];
+    }
     for (size_t k = 0; k < refs.outside.size() && k < near.outside.size(); ++k)
       if (refs.outside[k].missed.data_ptr<bool>()[i]) near.outside[k] = value_at(refs.outside[k].value, i);
     j.add(judge(xv, rv, rr, mv, c, near), judge(bv, rv, rr, mv, c, near), [&] {
@@ -597,6 +611,83 @@ std::vector<at::Tensor> non_finite_weights(const Call& call, const std::vector<L
   return out;
 }
 
+// The inputs' non-finite elements taken one at a time (at most 128 of them), per leaf: the infinity
+// each element of the float64 value tends to (Near::limit) and whether the kernel multiplies a
+// non-finite input by 0 there (Near::zero_weight_touch). Element k is replaced by 0, 2^100 and
+// 2^101 (its sign kept; NaN as +), and by an infinity, the others by 0: its weight is the step per
+// 2^100 where the value is affine in it, and NaN from the infinity in a value affine in it is
+// 0·inf (a neighbour of weight 0, or the element itself read again with weight 0 at an edge).
+struct OneAtATime {
+  std::vector<at::Tensor> limit, zero_weight_touch;
+};
+OneAtATime one_at_a_time(const Call& call, const std::vector<Leaf>& reference, at::ScalarType dtype) {
+  constexpr size_t kMost = 128;
+  constexpr double kHuge = 0x1p100;
+  std::vector<double> signs;  // of the non-finite input elements, in the order probe() visits them: 0 for NaN
+  for (const at::Tensor& t : floating_inputs(call)) {
+    const at::Tensor x = t.to(at::kDouble).contiguous();
+    const double* p = x.data_ptr<double>();
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (!std::isfinite(p[i])) signs.push_back(std::isnan(p[i]) ? 0 : p[i] > 0 ? 1 : -1);
+  }
+  if (signs.empty() || signs.size() > kMost) return {};
+  auto with = [&](size_t chosen, double value) {
+    size_t seen = 0;
+    return probe(call, [&](const at::Tensor& x, at::ScalarType) {
+      at::Tensor out = x.contiguous().clone();
+      double* p = out.data_ptr<double>();
+      for (int64_t i = 0; i < out.numel(); ++i)
+        if (!std::isfinite(p[i])) p[i] = seen++ == chosen ? value : 0;
+      return out.view(x.sizes());
+    });
+  };
+  OneAtATime out{std::vector<at::Tensor>(reference.size()), std::vector<at::Tensor>(reference.size())};
+  const double rounding = 4 * limits_of(dtype).eps;
+  for (size_t k = 0; k < signs.size(); ++k) {
+    const double sign = signs[k] == 0 ? 1 : signs[k];
+    const std::vector<Leaf> zero = with(k, 0), once = with(k, sign * kHuge), twice = with(k, 2 * sign * kHuge),
+                            infinite = with(k, sign * INFINITY);
+    for (size_t i = 0; i < reference.size(); ++i) {
+      if (reference[i].none || !is_floating(reference[i].value) || at::isComplexType(reference[i].value.scalar_type()))
+        continue;
+      const at::Tensor f0 = probed_leaf(zero, reference, i, false), f1 = probed_leaf(once, reference, i, false),
+                       f2 = probed_leaf(twice, reference, i, false), fi = probed_leaf(infinite, reference, i, false);
+      at::Tensor& limit = out.limit[i];
+      if (!limit.defined()) {
+        const int64_t n = flat_values(reference[i].value, false).numel();
+        limit = at::zeros({n}, at::kDouble);  // 0: no infinity entered yet; NaN: unknown, or mixed
+        out.zero_weight_touch[i] = at::zeros({n}, at::kBool);
+      }
+      if (!f0.defined() || !f1.defined() || !f2.defined() || !fi.defined()) {
+        limit.fill_(std::nan(""));
+        continue;
+      }
+      const at::Tensor step = f1.sub(f0), next = f2.sub(f1);
+      const at::Tensor affine =
+          at::isfinite(step) & at::isfinite(next) & next.sub(step).abs().le(step.abs().fmax(next.abs()).mul(1e-6));
+      const at::Tensor weight = step.abs().div(kHuge);
+      const at::Tensor enters = affine & weight.gt(rounding);
+      // An infinity entering: the limit takes its sign, unless another sign (or a NaN) entered.
+      const double to = signs[k] == 0 ? std::nan("") : sign * INFINITY;
+      const at::Tensor nan_fill = at::full_like(limit, std::nan(""));
+      limit = at::where(enters & limit.eq(0), at::full_like(limit, to), limit);
+      limit = at::where((enters & limit.ne(to)) | ~affine, nan_fill, limit);
+      out.zero_weight_touch[i] |= affine & fi.isnan() & ~f0.isnan();
+    }
+  }
+  for (at::Tensor& limit : out.limit)  // no infinity entered: no limit
+    if (limit.defined()) limit = at::where(limit.eq(0), at::full_like(limit, std::nan("")), limit);
+  return out;
+}
+
+// What the probes near the inputs say, per leaf.
+struct Probes {
+  std::vector<at::Tensor> moves;
+  std::vector<std::vector<Outside>> outside;
+  std::vector<at::Tensor> non_finite_weights;
+  OneAtATime one_at_a_time;
+};
+
 }  // namespace
 
 std::optional<Triage> triage(const Call& call, const Output& output, const c10::IValue& baseline) {
@@ -627,31 +718,35 @@ std::optional<Triage> triage(const Call& call, const Output& output, const c10::
   const Context context = context_of(call);
   // Every leaf judged, with what probes near the inputs say (per leaf: moves, out of range,
   // infinity weights) if any.
-  auto judge_all = [&](const std::vector<at::Tensor>& moved, const std::vector<std::vector<Outside>>& far,
-                       const std::vector<at::Tensor>& infinities) {
+  auto judge_all = [&](const Probes& near) {
     Judgement j;
     for (size_t i = 0; i < xs.size(); ++i) {
       if (xs[i].none) continue;
       auto matching = [&](const std::vector<Leaf>& leaves) {
         return leaves.size() == rs.size() && same_structure(leaves[i], rs[i]) ? &leaves[i] : nullptr;
       };
+      auto leaf = [i](const std::vector<at::Tensor>& per_leaf) {
+        return i < per_leaf.size() ? per_leaf[i] : at::Tensor();
+      };
       const Leaf* magnitude = ms[i].none ? nullptr : &ms[i];
-      judge_leaf(xs[i], bs[i],
-                 References{rs[i], matching(rounded), magnitude, i < moved.size() ? moved[i] : at::Tensor(),
-                            i < far.size() ? far[i] : std::vector<Outside>{},
-                            i < infinities.size() ? infinities[i] : at::Tensor()},
-                 output.precision, context, j);
+      judge_leaf(
+          xs[i], bs[i],
+          References{rs[i], matching(rounded), magnitude, leaf(near.moves),
+                     i < near.outside.size() ? near.outside[i] : std::vector<Outside>{}, leaf(near.non_finite_weights),
+                     leaf(near.one_at_a_time.limit), leaf(near.one_at_a_time.zero_weight_touch)},
+          output.precision, context, j);
     }
     return j;
   };
   for (size_t i = 0; i < xs.size(); ++i)
     if (!xs[i].none && !same_structure(xs[i], rs[i]))
       return Triage{"no_reference", "", "the float64 evaluation's output " + xs[i].path + " differs in shape"};
-  Judgement j = judge_all({}, {}, {});
+  Judgement j = judge_all(Probes{});
   // A mismatch still standing, on inputs below float64, is probed near its inputs: ill-conditioning
   // and intermediates out of range show there (only then: each probe evaluates the op again).
   if (departs(j.decided) && dtype && call.op)
-    j = judge_all(moves(call, rs), outside(call, rs, *dtype), non_finite_weights(call, rs));
+    j = judge_all(Probes{moves(call, rs), outside(call, rs, *dtype), non_finite_weights(call, rs),
+                         one_at_a_time(call, rs, *dtype)});
   const bool x_departs = departs(j.backend), b_departs = departs(j.baseline);
   std::string blame = x_departs && b_departs ? "both" : x_departs ? "backend" : b_departs ? "baseline" : "none";
   // Inputs already in float64 make the float64 evaluation the baseline's own call: it cannot say

@@ -26,7 +26,9 @@
 //   moves by one rounding of its dtype's kernels (and a quarter as far at least for half of one: a
 //   continuous function, not a jump); or the float64 value is non-finite through an inf or NaN input
 //   that enters it with a weight below the dtype's rounding (affine in the infinity replaced by
-//   large values): rounding decided whether it entered;
+//   large values): rounding decided whether it entered; or one side (or the float64 value) is
+//   NaN where the other tends to the infinity the inputs' infinities, taken one at a time, give,
+//   and the kernel multiplies one of them by 0 (0·inf, a weight that rounding made exactly 0);
 // - range: for output elements homogeneous in the floating inputs, the float64 kernel on the inputs
 //   scaled to the same place in float64's range misses its own value scaled alike, and the side's
 //   value is what it gives there (an intermediate such as a norm's |x|^p leaves the range).

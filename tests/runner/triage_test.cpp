@@ -105,6 +105,16 @@ TEST(TriageConditioning, SetsAsideANaNNeighbourThatRoundingLetsIntoAnInterpolati
   EXPECT_TRUE(t.set_aside());
 }
 
+TEST(TriageConditioning, SetsAsideAnInterpolationOnAnInfinityBesideANeighbourOfWeightZero) {
+  // upsample_bilinear2d.vec (seed 0, index 2, config extremes): an output lies exactly on a -inf
+  // pixel (weight 1) and takes its next row, inf or NaN, with weight 0. float32 gives -inf, float64
+  // computes 0·inf = NaN. Taken one at a time, the -inf enters and the neighbour enters with
+  // weight 0: the value tends to -inf, and NaN is 0·inf.
+  Triage t = triaged("eager_cpu_fp64", sample_call("upsample_bilinear2d.vec", "extremes", 2));
+  EXPECT_EQ(t.verdict, "conditioning") << t.why;
+  EXPECT_TRUE(t.set_aside());
+}
+
 TEST(TriageConditioning, KeepsNaNFromFmodBesideAnInfiniteInput) {
   // The vectorized fmod(-9, 1e-45) = NaN (the value is -0) beside fmod(inf, 1e-45) = NaN: the
   // infinity enters the first elements with weight 0, but the float64 value there is finite, not
