@@ -140,12 +140,8 @@ std::vector<at::ScalarType> requested_dtypes(const Call& call) {
   std::vector<at::ScalarType> out;
   if (!call.op) return out;
   const auto& params = call.op->schema().arguments();
-  for (size_t i = 0; i < params.size() && i < call.args.size(); ++i) {
-    c10::TypePtr type = params[i].real_type();
-    if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
-    if (type->kind() == c10::TypeKind::ScalarTypeType && call.args[i].isInt())
-      out.push_back(static_cast<at::ScalarType>(call.args[i].toInt()));
-  }
+  for (size_t i = 0; i < params.size() && i < call.args.size(); ++i)
+    if (auto asked = dtype_argument(params[i], call.args[i])) out.push_back(*asked);
   return out;
 }
 
@@ -222,10 +218,9 @@ void widen_dtype_arguments(Call& call, const Precision& p) {
   if (!call.op) return;
   const auto& params = call.op->schema().arguments();
   for (size_t i = 0; i < params.size() && i < call.args.size(); ++i) {
-    c10::TypePtr type = params[i].real_type();
-    if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
-    if (type->kind() != c10::TypeKind::ScalarTypeType || !call.args[i].isInt()) continue;
-    const auto asked = static_cast<at::ScalarType>(call.args[i].toInt());
+    const std::optional<at::ScalarType> dtype = dtype_argument(params[i], call.args[i]);
+    if (!dtype) continue;
+    const at::ScalarType asked = *dtype;
     const std::optional<at::ScalarType> run = at::isComplexType(asked)    ? p.complex
                                               : at::isFloatingType(asked) ? std::optional(p.real)
                                                                           : std::nullopt;

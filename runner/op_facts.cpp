@@ -8,6 +8,7 @@
 #include <set>
 
 #include "argtypes/argtypes.h"
+#include "runner/values.h"
 #include "specs/db/db.h"
 
 namespace opsfuzz::runner {
@@ -38,11 +39,8 @@ const at::Tensor* tensor_argument(const Call& call, std::string_view name) {
 }
 
 bool takes_generator(const c10::FunctionSchema& schema) {
-  return std::any_of(schema.arguments().begin(), schema.arguments().end(), [](const c10::Argument& a) {
-    const c10::TypePtr& type = a.type();
-    const auto* optional = type->castRaw<c10::OptionalType>();
-    return (optional ? optional->getElementType() : type)->kind() == c10::TypeKind::GeneratorType;
-  });
+  return std::any_of(schema.arguments().begin(), schema.arguments().end(),
+                     [](const c10::Argument& a) { return element_type(a)->kind() == c10::TypeKind::GeneratorType; });
 }
 
 // Whether a training-mode flag is on: true, or None (native_dropout's default is training).

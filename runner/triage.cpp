@@ -23,13 +23,6 @@ bool is_floating(const at::Tensor& t) {
   return at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type());
 }
 
-// A schema argument's type, an Optional's element type for an optional one.
-c10::TypePtr element_type(const c10::Argument& param) {
-  c10::TypePtr type = param.real_type();
-  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
-  return type;
-}
-
 // t in float64 (complex128), as `inputs` says: as given, or its absolute values with non-finite
 // ones as 0 (the magnitude of the finite terms; an infinite input's own result is judged by the
 // float64 value), negated for `negated`. Integral tensors (not bool) take the signs too.
@@ -48,8 +41,9 @@ at::Tensor in_float64(const at::Tensor& t, Inputs inputs, bool negated) {
 
 // A dtype argument asking for a floating dtype, asking for its float64 kind instead.
 c10::IValue float64_dtype_argument(const c10::Argument& param, const c10::IValue& v) {
-  if (element_type(param)->kind() != c10::TypeKind::ScalarTypeType || !v.isInt()) return v;
-  const auto dtype = static_cast<at::ScalarType>(v.toInt());
+  const std::optional<at::ScalarType> asked = dtype_argument(param, v);
+  if (!asked) return v;
+  const at::ScalarType dtype = *asked;
   if (at::isComplexType(dtype)) return static_cast<int64_t>(at::kComplexDouble);
   if (at::isFloatingType(dtype)) return static_cast<int64_t>(at::kDouble);
   return v;

@@ -1,6 +1,7 @@
 #include "runner/values.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/function_schema.h>
 
 #include "argtypes/text.h"
 
@@ -70,6 +71,17 @@ std::string index_text(int64_t flat, c10::IntArrayRef sizes) {
     flat /= sizes[d];
   }
   return " at " + sizes_text(index);
+}
+
+c10::TypePtr element_type(const c10::Argument& param) {
+  c10::TypePtr type = param.real_type();
+  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+  return type;
+}
+
+std::optional<at::ScalarType> dtype_argument(const c10::Argument& param, const c10::IValue& v) {
+  if (element_type(param)->kind() != c10::TypeKind::ScalarTypeType || !v.isInt()) return std::nullopt;
+  return static_cast<at::ScalarType>(v.toInt());
 }
 
 }  // namespace opsfuzz::runner

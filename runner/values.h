@@ -7,10 +7,21 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+namespace c10 {
+struct Argument;
+}
+
 namespace opsfuzz::runner {
+
+// A schema argument's type, an Optional's element type for an optional one.
+c10::TypePtr element_type(const c10::Argument& param);
+// The dtype a dtype argument (`ScalarType`, optional or not) asks for; nullopt for another
+// argument, or None.
+std::optional<at::ScalarType> dtype_argument(const c10::Argument& param, const c10::IValue& v);
 
 // v with every tensor (defined ones, also inside lists, tuples and generic lists) replaced by
 // fn(tensor); other values kept. Typed tensor lists stay typed.
