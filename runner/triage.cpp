@@ -571,17 +571,31 @@ std::vector<std::vector<Outside>> outside(const Call& call, const std::vector<Le
 // kept, then all positive, so that opposite ones cannot cancel), t = 1, 2, 3; the value's step per
 // 2^100, the larger of the two; NaN where the steps differ (log(t·2^100) is no weight) or a probe
 // fails. Per leaf, flat; empty when every floating input is finite.
+// The stand-in for an input's inf or NaN element, and its multiples: large, finite, exact in float64.
+constexpr double kStandIn = 0x1p100;
+
+// Values f0, f1, f2 of the float64 function at stand-ins kStandIn apart: its step per kStandIn
+// (the weight the stand-in enters with), and where it is affine in it (finite steps agreeing
+// within 1e-6; log(t·2^100) has no weight).
+struct Weight {
+  at::Tensor weight, affine;
+};
+Weight weight_of(const at::Tensor& f0, const at::Tensor& f1, const at::Tensor& f2) {
+  const at::Tensor step = f1.sub(f0), next = f2.sub(f1);
+  return {step.abs().to(at::kDouble).div(kStandIn),
+          at::isfinite(step) & at::isfinite(next) & next.sub(step).abs().le(step.abs().fmax(next.abs()).mul(1e-6))};
+}
+
 std::vector<at::Tensor> non_finite_weights(const Call& call, const std::vector<Leaf>& reference) {
   bool infinite = false;
   for (const at::Tensor& t : floating_inputs(call)) infinite = infinite || !at::isfinite(t).all().item<bool>();
   if (!infinite) return {};
-  constexpr double kHuge = 0x1p100;
   std::vector<at::Tensor> out(reference.size());
   for (bool keep_sign : {true, false}) {
     auto replaced = [&](double t) {
       return probe(call, [&](const at::Tensor& x, at::ScalarType) {
         const at::Tensor sign = at::where(at::isnan(x), at::ones_like(x), x.sign());
-        return at::where(at::isfinite(x), x, keep_sign ? sign.mul(t * kHuge) : at::full_like(x, t * kHuge));
+        return at::where(at::isfinite(x), x, keep_sign ? sign.mul(t * kStandIn) : at::full_like(x, t * kStandIn));
       });
     };
     const std::vector<Leaf> one = replaced(1), two = replaced(2), three = replaced(3);
@@ -592,10 +606,8 @@ std::vector<at::Tensor> non_finite_weights(const Call& call, const std::vector<L
                        f3 = probed_leaf(three, reference, i, complex);
       at::Tensor w = at::full({flat_values(reference[i].value, complex).numel()}, std::nan(""), at::kDouble);
       if (f1.defined() && f2.defined() && f3.defined()) {
-        const at::Tensor step = f2.sub(f1), next = f3.sub(f2);
-        const at::Tensor affine =
-            at::isfinite(step) & at::isfinite(next) & next.sub(step).abs().le(step.abs().fmax(next.abs()).mul(1e-6));
-        w = at::where(affine, step.abs().to(at::kDouble).div(kHuge), w);
+        const Weight entering = weight_of(f1, f2, f3);
+        w = at::where(entering.affine, entering.weight, w);
       }
       if (out[i].defined())  // both probes must tell: NaN in either stays NaN
         w = at::where(w.isnan() | out[i].isnan(), at::full_like(w, std::nan("")), at::fmax(out[i], w));
@@ -616,7 +628,6 @@ struct OneAtATime {
 };
 OneAtATime one_at_a_time(const Call& call, const std::vector<Leaf>& reference, at::ScalarType dtype) {
   constexpr size_t kMost = 128;
-  constexpr double kHuge = 0x1p100;
   std::vector<double> signs;  // of the non-finite input elements, in the order probe() visits them: 0 for NaN
   for (const at::Tensor& t : floating_inputs(call)) {
     const at::Tensor x = t.to(at::kDouble).contiguous();
@@ -639,7 +650,7 @@ OneAtATime one_at_a_time(const Call& call, const std::vector<Leaf>& reference, a
   const double rounding = 4 * limits_of(dtype).eps;
   for (size_t k = 0; k < signs.size(); ++k) {
     const double sign = signs[k] == 0 ? 1 : signs[k];
-    const std::vector<Leaf> zero = with(k, 0), once = with(k, sign * kHuge), twice = with(k, 2 * sign * kHuge),
+    const std::vector<Leaf> zero = with(k, 0), once = with(k, sign * kStandIn), twice = with(k, 2 * sign * kStandIn),
                             infinite = with(k, sign * INFINITY);
     for (size_t i = 0; i < reference.size(); ++i) {
       if (reference[i].none || !is_floating(reference[i].value) || at::isComplexType(reference[i].value.scalar_type()))
@@ -656,10 +667,7 @@ OneAtATime one_at_a_time(const Call& call, const std::vector<Leaf>& reference, a
         limit.fill_(std::nan(""));
         continue;
       }
-      const at::Tensor step = f1.sub(f0), next = f2.sub(f1);
-      const at::Tensor affine =
-          at::isfinite(step) & at::isfinite(next) & next.sub(step).abs().le(step.abs().fmax(next.abs()).mul(1e-6));
-      const at::Tensor weight = step.abs().div(kHuge);
+      const auto [weight, affine] = weight_of(f0, f1, f2);
       const at::Tensor enters = affine & weight.gt(rounding);
       // An infinity entering: the limit takes its sign, unless another sign (or a NaN) entered.
       const double to = signs[k] == 0 ? std::nan("") : sign * INFINITY;
