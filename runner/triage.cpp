@@ -181,6 +181,7 @@ struct Context {
   double largest_number = 1;  // the largest |number argument| (a Python scalar operand, alpha), 1 at least
   int floating_inputs = 0;    // floating tensor inputs: two of them may be multiplied
   double reduced = 1;         // terms per element of the leaf judged, as a reduction has them: terms / its elements
+  bool leaf_beyond = false;   // the float64 value of the leaf judged leaves the dtype's range somewhere
 };
 
 // A value within this factor of the dtype's largest leaves a formula with small constants no room
@@ -211,6 +212,14 @@ struct Near {
   }
 };
 
+// Where the float64 output leaves the dtype's range, an element that one rounding of the inputs
+// moves by a rounding of terms beyond it (moves / unit roundoff > the largest value) is computed
+// from terms no kernel in the dtype holds: layer_norm's backward at statistics far from the
+// input's, whose per-row sums overflow float32 and turn its elements between to inf - inf.
+bool terms_beyond(const Context& c, const Near& near) {
+  return c.leaf_beyond && near.moves > c.limits.max * (c.limits.eps / 2);
+}
+
 // One side's value v against the float64 value r, with magnitude m (NaN when unknown).
 Verdict judge(Complex v, Complex r, double m, const Context& c, Near near = {}) {
   if (v == r || (is_nan(v) && is_nan(r))) return Verdict::Same;
@@ -230,7 +239,7 @@ Verdict judge(Complex v, Complex r, double m, const Context& c, Near near = {}) 
                       c.reduced * c.largest > c.limits.max || c.largest * c.largest_number > c.limits.max ||
                       ((c.reduced > 1 || c.floating_inputs > 1) && c.largest * c.largest > c.limits.max);
   if (!is_finite(v) || !is_finite(r)) {
-    if (beyond || near.like_outside(v, 0)) return Verdict::Range;
+    if (beyond || terms_beyond(c, near) || near.like_outside(v, 0)) return Verdict::Range;
     // A float64 value non-finite through an infinite or NaN input entering with a weight below the
     // dtype's rounding (an interpolation coordinate 1e-16 off a pixel): whether it gives inf, NaN
     // (0·inf) or is left out is rounding's.
@@ -322,6 +331,7 @@ void judge_leaf(const Leaf& x, const Leaf& b, const References& refs, std::optio
   const bool complex = at::isComplexType(dtype) || at::isComplexType(r.value.scalar_type());
   const at::Tensor xs = flat_values(x.value, complex), bs = flat_values(b.value, complex);
   const at::Tensor rs = flat_values(r.value, complex);
+  c.leaf_beyond = rs.numel() > 0 && rs.abs().gt(c.limits.max).any().item<bool>();
   const at::Tensor ms = refs.magnitude ? flat_values(refs.magnitude->value, complex).abs() : at::Tensor();
   const at::Tensor rounded = refs.rounded_numbers ? flat_values(refs.rounded_numbers->value, complex) : at::Tensor();
   auto value_at = [complex](const at::Tensor& t, int64_t i) {

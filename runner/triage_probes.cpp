@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <utility>
@@ -39,37 +40,50 @@ at::Tensor probed_leaf(const std::vector<Leaf>& leaves, const std::vector<Leaf>&
   return flat_values(leaves[i].value, complex);
 }
 
-// How far each element of the float64 value moves when every floating input element moves by one
-// rounding of its dtype's kernels: all up, all down, alternately up and down, and down and up (a
-// rounding goes either way: float32 may place a grid coordinate 0.75 pixel below float64's, which
-// one rounding down reaches, while one up crosses a fold). Kept where a move by half a rounding
-// moves it a quarter as far at least: a continuous function there, kinks and folds allowed (a
-// jump, such as round's at a half, which half a rounding does not reach, explains nothing). The
-// rounding of an intermediate the size of an input moves a kernel's result as much (grid_sampler's
+// How far each element of the float64 value moves when the floating inputs move by one rounding
+// of their dtype's kernels: every element up, every element down, alternately up and down, and
+// down and up (a rounding goes either way: float32 may place a grid coordinate 0.75 pixel below
+// float64's, which one rounding down reaches, while one up crosses a fold); and, where there are
+// several floating inputs, each input alone up and down (the first 8) (an element and a statistic equal to it,
+// layer_norm's input at its mean, move apart only so). Kept where a move by half a rounding moves
+// it a quarter as far at least: a continuous function there, kinks and folds allowed (a jump, such
+// as round's at a half, which half a rounding does not reach, explains nothing). The rounding of
+// an intermediate the size of an input moves a kernel's result as much (grid_sampler's
 // coordinates, unnormalized in float32, off by a fraction of a pixel).
 std::vector<at::Tensor> moves(const Call& call, const std::vector<Leaf>& reference) {
+  struct Move {
+    bool alternate;
+    int64_t alone;  // the floating input moved alone (in the order probe meets them), -1: all
+  };
+  std::vector<Move> patterns = {{false, -1}, {true, -1}};
+  constexpr int64_t kAlone = 8;  // inputs moved alone at most (a tensor list may hold many)
+  if (const auto n = static_cast<int64_t>(floating_inputs(call).size()); n > 1)
+    for (int64_t k = 0; k < std::min(n, kAlone); ++k) patterns.push_back({false, k});
   std::vector<at::Tensor> out(reference.size());
-  for (const auto& [alternate, sign] : {std::pair{false, 1.0}, {false, -1.0}, {true, 1.0}, {true, -1.0}}) {
-    auto moved = [&, alternate = alternate, sign = sign](double k) {
-      return probe(call, [&](const at::Tensor& x, at::ScalarType dtype) {
-        at::Tensor step = at::full({x.numel()}, sign * k * unit_roundoff(dtype), at::kDouble);
-        if (alternate) step = step.mul(at::arange(x.numel(), at::kLong).remainder(2).mul(-2).add(1));
-        return x.contiguous().mul(step.add(1).view(x.sizes()));
-      });
-    };
-    const std::vector<Leaf> once = moved(1), half = moved(0.5);
-    for (size_t i = 0; i < reference.size(); ++i) {
-      if (reference[i].none || !is_floating(reference[i].value)) continue;
-      const bool complex = at::isComplexType(reference[i].value.scalar_type());
-      const at::Tensor r = flat_values(reference[i].value, complex);
-      const at::Tensor a = probed_leaf(once, reference, i, complex), b = probed_leaf(half, reference, i, complex);
-      if (!a.defined() || !b.defined()) continue;
-      const at::Tensor d1 = a.sub(r).abs().to(at::kDouble), d_half = b.sub(r).abs().to(at::kDouble);
-      const at::Tensor smooth = at::isfinite(d1) & at::isfinite(d_half) & d_half.ge(d1.mul(0.25));
-      const at::Tensor m = at::where(smooth, d1, at::zeros_like(d1));
-      out[i] = out[i].defined() ? at::fmax(out[i], m) : m;
+  for (const Move& move : patterns)
+    for (double sign : {1.0, -1.0}) {
+      auto moved = [&](double k) {
+        int64_t input = 0;
+        return probe(call, [&](const at::Tensor& x, at::ScalarType dtype) {
+          if (move.alone >= 0 && input++ != move.alone) return x;
+          at::Tensor step = at::full({x.numel()}, sign * k * unit_roundoff(dtype), at::kDouble);
+          if (move.alternate) step = step.mul(at::arange(x.numel(), at::kLong).remainder(2).mul(-2).add(1));
+          return x.contiguous().mul(step.add(1).view(x.sizes()));
+        });
+      };
+      const std::vector<Leaf> once = moved(1), half = moved(0.5);
+      for (size_t i = 0; i < reference.size(); ++i) {
+        if (reference[i].none || !is_floating(reference[i].value)) continue;
+        const bool complex = at::isComplexType(reference[i].value.scalar_type());
+        const at::Tensor r = flat_values(reference[i].value, complex);
+        const at::Tensor a = probed_leaf(once, reference, i, complex), b = probed_leaf(half, reference, i, complex);
+        if (!a.defined() || !b.defined()) continue;
+        const at::Tensor d1 = a.sub(r).abs().to(at::kDouble), d_half = b.sub(r).abs().to(at::kDouble);
+        const at::Tensor smooth = at::isfinite(d1) & at::isfinite(d_half) & d_half.ge(d1.mul(0.25));
+        const at::Tensor m = at::where(smooth, d1, at::zeros_like(d1));
+        out[i] = out[i].defined() ? at::fmax(out[i], m) : m;
+      }
     }
-  }
   return out;
 }
 

@@ -181,10 +181,29 @@ TEST(TriageRange, SetsAsideAnInterpolationWhosePartialSumsOverflowBesideAnInfini
   EXPECT_TRUE(t.set_aside());
 }
 
+TEST(TriageRange, SetsAsideALayerNormBackwardWhoseRowSumsOverflowBetweenOverflowingElements) {
+  // native_layer_norm_backward at a mean and rstd far from the input's statistics (the rounding
+  // configuration's 2^23): the float64 gradient is -1.16e41 at two elements, beyond float32, and
+  // the kernel's per-row terms (b·x + c, each near 1e41) overflow float32, so the element between,
+  // at the mean, is inf - inf = NaN; float64 gives 0 there, what its own b·x + c leaves. Moving the
+  // input alone by one rounding moves that element off the mean and its value by 1e34, far more
+  // than a rounding of float32's largest: its terms are beyond the range.
+  constexpr float B = 8388608.0f;
+  const at::Tensor grad = floats({0, -1, -1}).view({1, 3}), input = floats({0.5f, -B, 1}).view({1, 3});
+  const at::Tensor mean = floats({-B}).view({1, 1}), rstd = floats({B}).view({1, 1});
+  const at::Tensor weight = floats({-B, 3, -B});
+  const Call call = op_call("native_layer_norm_backward", {grad, input, std::vector<int64_t>{3}, mean, rstd, weight,
+                                                           c10::IValue(), std::vector<bool>{true, false, false}});
+  Triage t = triaged("eager_cpu_fp64", call);
+  EXPECT_EQ(t.verdict, "range") << t.why;
+  EXPECT_TRUE(t.set_aside());
+}
+
 TEST(TriageRange, KeepsNaNFromFmodOfFiniteOperands) {
   // fmod(-9, 1e-45) is exactly -0 (C's fmod is exact); the vectorized float32 kernel divides,
   // overflows the quotient and gives NaN. The strided (scalar) path gives -0. fmod is homogeneous,
-  // and the float64 kernel at float32's place in its range stays exact: no intermediate leaves it.
+  // and the float64 kernel at float32's place in its range stays exact: no intermediate leaves it;
+  // one rounding of the operands moves the value by no more than 1e-45, the size of its terms.
   at::Tensor self = at::full({16}, -9.0f), other = at::full({16}, 1e-45f);
   Triage t = triaged("eager_cpu_noncontig", op_call("fmod.Tensor", {self, other}));
   EXPECT_EQ(t.verdict, "non_finite") << t.why;
