@@ -55,7 +55,8 @@ Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t r
   }
   try {
     Call call;
-    call.seed = suite::input_seed(run_seed, test.pair.empty() ? test.id : test.pair, "backend");
+    call.seed =
+        test.backend_seed.value_or(suite::input_seed(run_seed, test.pair.empty() ? test.id : test.pair, "backend"));
     suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
     if (test.module) {
       call.module = suite::materialize_module(test, run_seed);
@@ -77,6 +78,8 @@ Side side_from_test(const suite::Test& test, const std::string& yaml, uint64_t r
   return side;
 }
 
+uint64_t backend_seed(const Sample& sample) { return derive_seed(sample.seed, sample.index); }
+
 Item item_from_sample(const Sample& sample, const std::string& config) {
   Item item;
   item.id = sample_id(sample);
@@ -94,7 +97,7 @@ Item item_from_sample(const Sample& sample, const std::string& config) {
     Call call;
     call.op = &opcall::find_op(sample.op);
     call.args = call.op->bind(sample.args, sample.kwargs);
-    call.seed = derive_seed(sample.seed, sample.index);
+    call.seed = backend_seed(sample);
     side.op = call.op->name();
     side.call = std::move(call);
   } catch (const std::exception& e) { side.error = error_text(e); }

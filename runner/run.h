@@ -60,6 +60,9 @@ struct Item {
 // A sample as an item: id "add_Tensor__valid__0007"; its call bound by opcall (a binding error
 // is the side's error).
 Item item_from_sample(const Sample& sample, const std::string& config);
+// The seed of the backends' own random choices on a sample's call (Call::seed): from the
+// sample's seed and index, so that a sample's run repeats wherever it runs.
+uint64_t backend_seed(const Sample& sample);
 // A test of a suite as a side: its inputs (and module) materialized from run_seed and its op
 // resolved, or why not (an error; a skip for a device this machine lacks or an unsupported
 // module).

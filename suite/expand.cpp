@@ -1,4 +1,5 @@
 // Template expansion and test parsing: from the merged document to a Suite of concrete tests.
+#include <charconv>
 #include <map>
 
 #include "suite/ids.h"
@@ -12,7 +13,7 @@ namespace {
 using Keys = std::vector<std::string>;
 using Assignment = std::vector<std::pair<std::string, YamlValue>>;  // var name -> value as written
 
-const Keys kTestKeys = {"id", "impl", "op", "in", "kwargs", "out", "device", "cast_input0_to_complex"};
+const Keys kTestKeys = {"id", "impl", "op", "in", "kwargs", "out", "device", "cast_input0_to_complex", "backend_seed"};
 
 // A template's declared vars and the assignments it expands to.
 struct Template {
@@ -58,6 +59,7 @@ class Expander {
   bool parse_inputs(const YamlValue& v, Test& t);  // in and kwargs
   bool parse_device(const YamlValue& v, Test& t);
   bool parse_cast(const YamlValue& v, Test& t, bool inputs_ok);
+  bool parse_backend_seed(const YamlValue& v, Test& t);
   void note_duplicate_id(const Test& t);
 
   const Document& doc_;
@@ -547,6 +549,29 @@ bool Expander::parse_cast(const YamlValue& v, Test& t, bool inputs_ok) {
   return true;
 }
 
+// backend_seed (ops-fuzz's extension): a non-negative integer, or a string of one in decimal or
+// 0x hex (a seed may pass int64's range).
+bool Expander::parse_backend_seed(const YamlValue& v, Test& t) {
+  const YamlValue* seed = v.find("backend_seed");
+  if (!seed) return true;
+  std::string path = path_ + ".backend_seed";
+  std::string text = seed->is_int() ? std::to_string(seed->i) : seed->is_string() ? seed->s : "";
+  const bool hex = text.starts_with("0x") || text.starts_with("0X");
+  const char* first = text.data() + (hex ? 2 : 0);
+  const char* last = text.data() + text.size();
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(first, last, value, hex ? 16 : 10);
+  if (first == last || end != last || ec != std::errc()) {
+    parser_.error(*seed, path,
+                  "backend_seed must be a non-negative integer (or a string of one, 0x for hex, up to 2^64 - 1), got " +
+                      python_repr(*seed));
+    return false;
+  }
+  t.backend_seed = value;
+  parser_.opdiff_refuses(*seed, path, "a test's backend_seed", "seeds the backends' own random choices with it");
+  return true;
+}
+
 void Expander::note_duplicate_id(const Test& t) {
   auto [it, inserted] = ids_.emplace(t.id, t.pos);
   if (!inserted)
@@ -580,6 +605,7 @@ std::optional<size_t> Expander::add_test(const RawTest& raw, const YamlValue& v,
   bool ok = parse_op(v, t);
   bool inputs_ok = parse_inputs(v, t);
   ok = parse_device(v, t) && ok;
+  ok = parse_backend_seed(v, t) && ok;
   ok = parse_cast(v, t, inputs_ok) && inputs_ok && ok;
   if (!ok || !strings) return std::nullopt;
   note_duplicate_id(t);

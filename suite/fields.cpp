@@ -1,5 +1,6 @@
 // Reading the fields of nodes: bools, numbers and dim symbols, kind and dtype, shape, the range and
 // distribution parameters, init.
+#include <algorithm>
 #include <cmath>
 #include <span>
 
@@ -167,6 +168,56 @@ std::optional<std::vector<int64_t>> NodeParser::shape(const YamlValue& v, const 
   }
   if (!ok) return std::nullopt;
   return out;
+}
+
+bool elements_apart(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] > 1) dims.emplace_back(strides[d], shape[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 0;  // the largest offset the smaller strides reach
+  for (const auto& [stride, size] : dims) {
+    if (stride <= extent) return false;
+    extent += stride * (size - 1);
+  }
+  return true;
+}
+
+bool NodeParser::layout(Node& n, const YamlValue& v, const std::string& path) {
+  const YamlValue* strides = v.find("strides");
+  const YamlValue* offset = v.find("offset");
+  if (!strides && !offset) return true;
+  bool ok = true;
+  if (strides) {
+    if (!strides->is_list() || strides->items.size() != n.shape.size()) {
+      error(*strides, path + ".strides",
+            "strides must be a list of one non-negative integer per dim (" + std::to_string(n.shape.size()) + ")");
+      return false;
+    }
+    std::vector<int64_t> s;
+    for (size_t k = 0; k < strides->items.size(); ++k) {
+      std::string p = path + ".strides[" + std::to_string(k) + "]";
+      auto stride = integer(strides->items[k], p, false);
+      if (stride && *stride < 0) error(strides->items[k], p, "negative stride " + std::to_string(*stride));
+      if (!stride || *stride < 0) return false;
+      s.push_back(*stride);
+    }
+    if (!elements_apart(n.shape, s)) {
+      error(*strides, path + ".strides",
+            "these strides make elements share memory; a const_tensor's layout gives each element its own place");
+      return false;
+    }
+    n.strides = std::move(s);
+  }
+  if (offset) {
+    auto o = integer(*offset, path + ".offset", false);
+    if (o && *o < 0) error(*offset, path + ".offset", "negative offset " + std::to_string(*o));
+    if (!o || *o < 0) ok = false;
+    else n.storage_offset = *o;
+  }
+  opdiff_ignores(strides ? *strides : *offset, path + (strides ? ".strides" : ".offset"),
+                 "a tensor's layout (strides, offset)", "lays the tensor out so; opdiff passes it contiguous");
+  return ok;
 }
 
 // low/high (inclusive), mean, std and p, with their bounds. A scalar needs both low and high,

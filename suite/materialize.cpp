@@ -119,6 +119,19 @@ at::Tensor const_tensor(const Node& n) {
   return floating_elements(n.value, at::kDouble).reshape(n.shape).to(n.dtype);  // complex: real parts
 }
 
+// The node's values in the layout it gives (strides, offset), the gaps zero; as they are when it
+// gives none.
+at::Tensor laid_out(const Node& n, const at::Tensor& values) {
+  if (n.strides.empty() && n.storage_offset == 0) return values;
+  std::vector<int64_t> strides = n.strides.empty() ? values.strides().vec() : n.strides;
+  const bool empty = std::find(n.shape.begin(), n.shape.end(), 0) != n.shape.end();
+  int64_t extent = n.storage_offset + (empty ? 0 : 1);  // storage elements the view reaches
+  for (size_t d = 0; d < strides.size() && !empty; ++d) extent += strides[d] * (n.shape[d] - 1);
+  at::Tensor out = at::zeros({extent}, values.options()).as_strided(n.shape, strides, n.storage_offset);
+  out.copy_(values.detach());
+  return values.requires_grad() ? out.requires_grad_(true) : out;
+}
+
 c10::IValue scalar_value(const Node& n) {
   if (n.dtype == at::kBool) return n.value.is_bool() ? n.value.b : n.value.number() != 0;
   if (c10::isIntegralType(n.dtype, false))
@@ -205,9 +218,7 @@ c10::IValue materialize_with(const Node& n, at::Generator& g, const std::string&
     case NodeType::ScalarTensor:
       if (n.has_value) return const_tensor(n);  // its shape is []
       return sample_tensor(n, {}, g);
-    case NodeType::ConstTensor:
-      if (n.has_value) return const_tensor(n);
-      return sample_tensor(n, n.shape, g);
+    case NodeType::ConstTensor: return laid_out(n, n.has_value ? const_tensor(n) : sample_tensor(n, n.shape, g));
     case NodeType::Scalar: return sample_scalar(n, g);
     case NodeType::IntList: return c10::List<int64_t>(n.ints);
     case NodeType::List: {

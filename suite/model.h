@@ -44,6 +44,9 @@ struct Node {
   double low = 0, high = 10, mean = 0, std = 1, p = 0.5;
   bool has_range = false;  // low/high were written
   bool requires_grad = false;
+  // const_tensor: its layout in memory (ops-fuzz's extension); empty strides: contiguous
+  std::vector<int64_t> strides;
+  int64_t storage_offset = 0;
 
   // const, const_tensor, scalar, scalar_tensor: a literal value (is_null() when sampled)
   bool has_value = false;
@@ -69,6 +72,11 @@ struct Node {
 enum class Device : uint8_t { Cpu, Gpu, Cuda, Mps };
 const char* name(Device d);
 
+// Whether a layout gives each element its own place in memory: dims of size > 1, by stride, each
+// stride past the extent of the smaller ones (what transposed, permuted, channels-last and gapped
+// layouts have; an expanded one does not).
+bool elements_apart(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);
+
 struct Test {
   std::string id;
   std::string impl;
@@ -82,6 +90,9 @@ struct Test {
   std::optional<Node> expected;
   Device device = Device::Cpu;
   bool cast_input0_to_complex = false;
+  // The seed of the backends' own random choices (ops-fuzz's extension); when absent, drawn from
+  // the run's seed and the test's id.
+  std::optional<uint64_t> backend_seed;
   std::string pair;       // id of its pair test when this is side a or b
   std::string directory;  // of its suite file, for `file:` module paths
   Pos pos;

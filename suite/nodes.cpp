@@ -73,11 +73,20 @@ void NodeParser::defer(Node& n, const YamlValue& at, const std::string& path, st
 
 void NodeParser::opdiff_refuses(const YamlValue& at, const std::string& path, const std::string& what,
                                 const std::string& reading) {
+  note_opdiff(at, path, what, "opdiff refuses it when it loads the suite; ops-fuzz " + reading);
+}
+
+void NodeParser::opdiff_ignores(const YamlValue& at, const std::string& path, const std::string& what,
+                                const std::string& reading) {
+  note_opdiff(at, path, what, "opdiff ignores it; ops-fuzz " + reading);
+}
+
+void NodeParser::note_opdiff(const YamlValue& at, const std::string& path, const std::string& what,
+                             const std::string& says) {
   auto [it, first] = refusals_.try_emplace(what);
   if (first) {
     refusal_order_.push_back(what);
-    it->second.first = Diagnostic{Diagnostic::Severity::Warning, at.pos, test_, path,
-                                  what + ": opdiff refuses it when it loads the suite; ops-fuzz " + reading};
+    it->second.first = Diagnostic{Diagnostic::Severity::Warning, at.pos, test_, path, what + ": " + says};
   }
   it->second.places.insert(at.pos.str() + " " + path);
 }
@@ -279,6 +288,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v, c
   Keys keys = {"type", "kind", "dtype", "init", "low", "high", "mean", "std", "p", "requires_grad"};
   if (type != NodeType::Tensor) keys.push_back("value");
   if (type != NodeType::ScalarTensor) keys.push_back("shape");
+  if (type == NodeType::ConstTensor) keys.insert(keys.end(), {"strides", "offset"});
   check_keys(v, keys, path);
   Node n;
   n.type = type;
@@ -293,6 +303,7 @@ std::optional<Node> NodeParser::tensor_like(NodeType type, const YamlValue& v, c
     else ok = false;
   }
   if (ok && !sampling(n, v, path, false)) ok = false;
+  if (ok && type == NodeType::ConstTensor && !layout(n, v, path)) ok = false;
   const YamlValue* value = v.find("value");
   if (value && ok && type == NodeType::ScalarTensor && !value->is_null()) ok = scalar_tensor_value(n, *value, path);
   if (const YamlValue* key = value ? non_string_key(*value) : nullptr) {

@@ -51,6 +51,10 @@ class NodeParser {
   // a generated suite has one at every test. report_opdiff_refusals() issues them.
   void opdiff_refuses(const YamlValue& at, const std::string& path, const std::string& what,
                       const std::string& reading);
+  // The same for a key opdiff ignores (its node models take unknown keys): the test runs there,
+  // but without what the key says.
+  void opdiff_ignores(const YamlValue& at, const std::string& path, const std::string& what,
+                      const std::string& reading);
   void report_opdiff_refusals();
   size_t opdiff_refusals() const { return refusals_.size(); }
 
@@ -83,6 +87,8 @@ class NodeParser {
   bool parameters(Node& n, const YamlValue& v, const std::string& path, bool is_scalar);
   bool init_method(Node& n, const YamlValue& v, const std::string& path);
   std::optional<std::vector<int64_t>> shape(const YamlValue& v, const std::string& path);
+  // A const_tensor's strides and offset (ops-fuzz's extension), checked against its shape.
+  bool layout(Node& n, const YamlValue& v, const std::string& path);
   void check_value(Node& n, const YamlValue& value, const std::string& path);
   bool scalar_tensor_value(const Node& n, const YamlValue& value, const std::string& path);
   const YamlValue* required(const YamlValue& map, const char* key, const std::string& path);
@@ -92,6 +98,8 @@ class NodeParser {
   std::string test_;
   std::map<std::string, std::optional<Node>> presets_;  // parsed presets, by name
   std::set<std::string> resolving_;                     // presets being parsed: ref cycles
+  void note_opdiff(const YamlValue& at, const std::string& path, const std::string& what, const std::string& says);
+
   struct Refusal {
     Diagnostic first;
     std::set<std::string> places;  // "file:line:column path" of each, counted once

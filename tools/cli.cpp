@@ -123,7 +123,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   generate_cmd
       ->add_option("--format", format,
                    "summary (a table per op), jsonl (one sample a line) or yaml (a test suite for run-eager: "
-                   "one test per sample, values exact, tensors contiguous)")
+                   "one test per sample, values and layouts exact)")
       ->capture_default_str()
       ->check(CLI::IsMember({"summary", "jsonl", "yaml"}));
   generate_cmd->callback([&] {

@@ -168,7 +168,8 @@ std::string yaml_reproducer(const Spec& spec, const Sample& s, const hunt::Findi
     header += "# Shrunk from " + std::to_string(before) + " to " + std::to_string(elements(s)) +
               " input elements: the command below regenerates the first sample, not this one; the values "
               "here are exact.\n";
-  return header + "tests:\n" + to_yaml_test(spec, s, YamlOrigin{origin.seed, origin.config, !origin.valid});
+  return header + "tests:\n" +
+         to_yaml_test(spec, s, YamlOrigin{origin.seed, origin.config, !origin.valid, runner::backend_seed(s)});
 }
 
 // Whether running the YAML file's test gives the finding's key again.

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "argtypes/names.h"
+#include "suite/model.h"
 #include "suite/value.h"
 
 namespace opsfuzz {
@@ -94,6 +95,21 @@ std::string joined(const std::vector<std::string>& texts) {
   return out;
 }
 
+std::vector<std::string> texts_of(at::IntArrayRef ints) {
+  std::vector<std::string> out;
+  for (int64_t k : ints) out.push_back(std::to_string(k));
+  return out;
+}
+
+// A non-contiguous tensor's layout, where each element has its own place in memory (an expanded
+// one is written contiguous, by value): ", strides: [...]", and ", offset: n" past the start.
+std::string layout_keys(const at::Tensor& t) {
+  if (t.is_contiguous() || !suite::elements_apart(t.sizes().vec(), t.strides().vec())) return "";
+  std::string keys = ", strides: [" + joined(texts_of(t.strides())) + "]";
+  if (t.storage_offset() > 0) keys += ", offset: " + std::to_string(t.storage_offset());
+  return keys;
+}
+
 // A complex tensor's elements are [real, imaginary] pairs: its real view, one dim more.
 std::string tensor_node(const at::Tensor& tensor) {
   at::Tensor t = tensor.resolve_conj().resolve_neg();
@@ -103,9 +119,8 @@ std::string tensor_node(const at::Tensor& tensor) {
   nest(element_texts(real), real.sizes(), 0, next, value);
   std::string dtype(name(t.scalar_type()));
   if (t.dim() == 0) return "{type: scalar_tensor, dtype: " + dtype + ", value: " + value + "}";
-  std::vector<std::string> sizes;
-  for (int64_t size : t.sizes()) sizes.push_back(std::to_string(size));
-  return "{type: const_tensor, shape: [" + joined(sizes) + "], dtype: " + dtype + ", value: " + value + "}";
+  return "{type: const_tensor, shape: [" + joined(texts_of(t.sizes())) + "], dtype: " + dtype + layout_keys(t) +
+         ", value: " + value + "}";
 }
 
 // The value as a YAML literal, for a const node to carry: numbers, bools, strings, None and lists of
@@ -200,6 +215,11 @@ std::string to_yaml_test(const Spec& spec, const Sample& s, const YamlOrigin& or
     }
   }
   std::string out = test_comments(s, origin) + "  - id: " + sample_id(s) + "\n    op: aten::" + s.op + "\n";
+  if (origin.backend_seed) {  // quoted: a seed may pass int64's range
+    char seed[24];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(*origin.backend_seed));
+    out += "    backend_seed: \"" + std::string(seed) + "\"\n";
+  }
   out += in.empty() ? "    in: []\n" : "    in:\n" + in;
   if (!kwargs.empty()) out += "    kwargs:\n" + kwargs;
   return out;
@@ -210,10 +230,10 @@ YamlSuiteWriter::YamlSuiteWriter(std::ostream& out, YamlOrigin origin) : out_(ou
        << " samples of the SpecDB, seed " << origin_.seed << ", config "
        << (origin_.config.empty() ? "default" : origin_.config) << ".\n"
        << "# One test per sample; the comment above each names the command that regenerates it. Values are\n"
-       << "# exact (docs/yaml-format.md); tensors are written by value, so non-contiguous ones become contiguous.\n"
-       << "# Every value is a node opdiff reads, except what its format cannot hold, written as ops-fuzz\n"
-       << "# extends it (Exact values): bfloat16 tensors, complex elements as [real, imaginary] pairs, NaNs\n"
-       << "# with a sign or payload as \"bits:0x...\".\n"
+       << "# exact (docs/yaml-format.md). Every value is a node opdiff reads, except what its format cannot\n"
+       << "# hold, written as ops-fuzz extends it: bfloat16 tensors, complex elements as [real, imaginary]\n"
+       << "# pairs, NaNs with a sign or payload as \"bits:0x...\" (Exact values), and the layout of a\n"
+       << "# non-contiguous tensor as strides and offset (Layouts; opdiff passes it contiguous).\n"
        << "tests:\n";
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <optional>
 #include <string>
 
 #include "generators/generators.h"
@@ -17,6 +18,9 @@ struct YamlOrigin {
   uint64_t seed = 0;
   std::string config;  // the --config words; "" is the default configuration
   bool invalid = false;
+  // Written as the test's backend_seed (hunt reproducers: the backend repeats the sample's own
+  // choices); generate leaves it out, which opdiff refuses.
+  std::optional<uint64_t> backend_seed;
 };
 
 // Writes a suite to `out` as samples arrive: the header comments and `tests:` at construction,

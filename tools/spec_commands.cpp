@@ -161,7 +161,7 @@ int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err) {
     out << row("%-30s %8s %7s %8s %7s %6s %7s %7s %10s %8s %9s %10s\n", "op", "samples", "valid", "invalid", "dtypes",
                "ranks", "single", "pairs", "dead-ends", "redrawn", "z3-calls", "samples/s");
   std::optional<YamlSuiteWriter> yaml;
-  if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid});
+  if (o.format == SampleFormat::Yaml) yaml.emplace(out, YamlOrigin{o.seed, o.config, o.invalid, std::nullopt});
   int64_t count = o.index >= 0 ? o.index + 1 : o.max;
   std::vector<std::pair<const Spec*, GenerationStats>> stats;  // for the summary
   for (const Spec* spec : specs) {

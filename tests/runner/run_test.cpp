@@ -1,4 +1,6 @@
 // The runner: items from suites and samples, isolation and blame, comparisons, result records.
+#include <cstdio>
+
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include "runner/run.h"
 #include "specs/db/db.h"
 #include "suite/ids.h"
+#include "suite/materialize.h"
 #include "suite/suite.h"
 
 namespace opsfuzz::runner {
@@ -251,6 +254,22 @@ TEST(Run, SamplesBecomeItemsThatNameTheirOrigin) {
   o.backends = {"eager_cpu"};
   auto results = run_items({unbound}, o);
   EXPECT_EQ(results[0].backends[0].res[0].status, Status::Error);
+}
+
+// A suite's test draws its backends' choices from the run's seed and its id, unless it gives its
+// backend_seed (a hunt's reproducer gives its sample's: the backend repeats the sample's choices).
+TEST(Run, ATestsBackendSeedIsItsCallsSeed) {
+  Sample s;
+  s.op = "relu.default", s.args = {at::ones({2})}, s.seed = 5, s.index = 7;
+  EXPECT_EQ(item_from_sample(s, "").sides[0].call->seed, backend_seed(s));
+  const std::string test =
+      "tests:\n  - {id: t, op: aten::relu, in: [{type: const_tensor, shape: [2], dtype: "
+      "float32, value: [1.0, 1.0]}]";
+  const uint64_t drawn = items_of(test + "}\n").at(0).sides[0].call->seed;
+  EXPECT_EQ(drawn, suite::input_seed(0, "t", "backend"));
+  char seed[32];
+  std::snprintf(seed, sizeof seed, "\"%llu\"", static_cast<unsigned long long>(backend_seed(s)));
+  EXPECT_EQ(items_of(test + ", backend_seed: " + seed + "}\n").at(0).sides[0].call->seed, backend_seed(s));
 }
 
 // SpecDB samples on the kernels: a crash costs its sample, the others run; a binding error is

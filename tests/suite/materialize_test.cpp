@@ -168,6 +168,21 @@ TEST(Materialize, ConstTensorValuesAndSampling) {
   EXPECT_TRUE(sample("{type: const_tensor, shape: [4], kind: float, init: ones}").eq(1).all().item<bool>());
 }
 
+TEST(Materialize, ConstTensorInItsLayout) {
+  at::Tensor t = sample(
+      "{type: const_tensor, shape: [2, 3], dtype: int64, strides: [1, 4], offset: 2, value: [[1, 2, 3], [4, 5, 6]]}");
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(t.storage_offset(), 2);
+  EXPECT_TRUE(t.equal(at::tensor({1, 2, 3, 4, 5, 6}, at::kLong).reshape({2, 3})));
+  // The storage: the gaps and what comes before the offset are zeros.
+  at::Tensor storage = at::empty({0}, t.options()).set_(t.storage());
+  EXPECT_TRUE(storage.equal(at::tensor({0, 0, 1, 4, 0, 0, 2, 5, 0, 0, 3, 6}, at::kLong)));
+  at::Tensor sampled = sample("{type: const_tensor, shape: [3, 2], kind: float, init: ones, strides: [1, 3]}");
+  EXPECT_EQ(sampled.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_TRUE(sampled.eq(1).all().item<bool>());
+  EXPECT_EQ(sample("{type: const_tensor, shape: [0, 3], dtype: float32, strides: [1, 1], value: []}").numel(), 0);
+}
+
 TEST(Materialize, Lists) {
   EXPECT_EQ(materialize(input("{type: int_list, elems: [1, '5', 2.0]}"), 0).toIntVector(),  // as opdiff coerces them
             (std::vector<int64_t>{1, 5, 2}));

@@ -434,6 +434,36 @@ TEST(Validation, LoadSuiteThrowsWithEveryError) {
   }
 }
 
+TEST(Validation, ALayoutHasOneStridePerDimAndKeepsElementsApart) {
+  expect_error(
+      with_input("{type: const_tensor, shape: [2, 3], dtype: float32, strides: [1], value: [[1, 2, 3], [4, 5, 6]]}"),
+      "[1]", "tests[0].in[0].strides", "one non-negative integer per dim (2)");
+  expect_error(with_input("{type: const_tensor, shape: [2, 3], dtype: float32, strides: [1, -2]}"), "-2",
+               "tests[0].in[0].strides[1]", "negative stride -2");
+  // Rows 1 apart, columns 1 apart: elements [0][1] and [1][0] at the same place.
+  expect_error(with_input("{type: const_tensor, shape: [2, 3], dtype: float32, strides: [1, 1]}"), "[1, 1]",
+               "tests[0].in[0].strides", "make elements share memory");
+  expect_error(with_input("{type: const_tensor, shape: [2, 3], dtype: float32, strides: [3, 1], offset: -1}"), "-1",
+               "tests[0].in[0].offset", "negative offset -1");
+  expect_error(with_input("{type: tensor, shape: [2, 3], dtype: float32, strides: [1, 2]}"), "strides",
+               "tests[0].in[0]", "unknown key 'strides'");
+  // opdiff's const_tensor takes unknown keys and passes the tensor contiguous: a warning says so.
+  expect_warning(with_input("{type: const_tensor, shape: [2, 3], dtype: float32, strides: [1, 2], offset: 1}"),
+                 "[1, 2]", "tests[0].in[0].strides", "a tensor's layout (strides, offset): opdiff ignores it");
+}
+
+TEST(Validation, ABackendSeedIsAnUnsignedInteger) {
+  const std::string head = "tests:\n  - {id: t, op: aten::relu, in: [], backend_seed: ";
+  EXPECT_EQ(testing::valid(head + "7}\n").tests.at(0).backend_seed, 7u);
+  EXPECT_EQ(testing::valid(head + "\"0xfedcba9876543210\"}\n").tests.at(0).backend_seed, 0xfedcba9876543210u);
+  EXPECT_EQ(testing::valid(head + "\"18446744073709551615\"}\n").tests.at(0).backend_seed, UINT64_MAX);
+  EXPECT_FALSE(testing::valid("tests:\n  - {id: t, op: aten::relu, in: []}\n").tests.at(0).backend_seed);
+  for (const char* bad : {"-1", "1.5", "\"0x\"", "\"18446744073709551616\"", "[1]"})
+    expect_error(head + bad + "}\n", bad, "tests[0].backend_seed", "backend_seed must be a non-negative integer");
+  // opdiff's test model forbids unknown fields.
+  expect_warning(head + "7}\n", "7", "tests[0].backend_seed", "a test's backend_seed: opdiff refuses it");
+}
+
 }  // namespace
 }  // namespace opsfuzz::suite
 

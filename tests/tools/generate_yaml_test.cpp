@@ -62,6 +62,15 @@ at::Tensor bit_patterns(const at::Tensor& t) {
   return ::testing::AssertionSuccess();
 }
 
+// The same strides where they matter: along dims of size > 1, of a tensor with elements.
+::testing::AssertionResult same_layout(const at::Tensor& expected, const at::Tensor& actual) {
+  if (expected.numel() == 0) return ::testing::AssertionSuccess();
+  for (int64_t d = 0; d < expected.dim(); ++d)
+    if (expected.size(d) > 1 && expected.stride(d) != actual.stride(d))
+      return ::testing::AssertionFailure() << "strides " << expected.strides() << " came back as " << actual.strides();
+  return ::testing::AssertionSuccess();
+}
+
 // ---- suites
 
 // What opdiff's format cannot hold, which generate writes as ops-fuzz extends the format: the
@@ -70,7 +79,7 @@ bool is_extension_warning(const suite::Diagnostic& d) {
   for (const char* what :
        {"dtype bfloat16", "an element written by its bits", "a complex element written as a [real, imaginary] pair"})
     if (d.message.starts_with(std::string(what) + ": opdiff refuses it when it loads the suite")) return true;
-  return false;
+  return d.message.starts_with("a tensor's layout (strides, offset): opdiff ignores it");
 }
 
 // Loads suite text, expecting it valid with no warning but the extension's.
@@ -175,7 +184,7 @@ TEST_F(GenerateYaml, SpecialValuesOfEveryDtypeComeBackWithTheirBits) {
     EXPECT_TRUE(same_bits(t, tensor_back(t)));
     EXPECT_TRUE(same_bits(t[1], tensor_back(t[1])));  // 0-dim: a scalar_tensor
     at::Tensor square = t.slice(0, 0, 4).reshape({2, 2});
-    EXPECT_TRUE(same_bits(square.t(), tensor_back(square.t())));  // non-contiguous: by value
+    EXPECT_TRUE(same_bits(square.t(), tensor_back(square.t())));  // non-contiguous: in its layout
     EXPECT_TRUE(same_bits(t.slice(0, 0, 0).reshape({3, 0}), tensor_back(t.slice(0, 0, 0).reshape({3, 0}))));
   }
 }
@@ -190,6 +199,31 @@ TEST_F(GenerateYaml, RandomBitPatternsOfEveryFloatingDtypeComeBack) {
     SCOPED_TRACE(c10::toString(dtype));
     EXPECT_TRUE(same_bits(t, tensor_back(t)));
   }
+}
+
+TEST_F(GenerateYaml, NonContiguousTensorsComeBackInTheirLayout) {
+  at::Tensor t = at::arange(1, 121, at::kFloat).reshape({2, 3, 4, 5});
+  at::Tensor wide = at::arange(1, 241, at::kDouble).reshape({2, 3, 4, 10});
+  const at::Tensor layouts[] = {
+      t.transpose(-1, -2),
+      t.permute({2, 0, 3, 1}),
+      wide.slice(3, 1, 10, 2),  // every other element, from offset 1
+      t.contiguous(at::MemoryFormat::ChannelsLast),
+      complex_of(at::arange(24, at::kFloat)).reshape({3, 4}).t(),
+      at::empty({0, 3}, at::kLong).t(),
+  };
+  for (const at::Tensor& layout : layouts) {
+    SCOPED_TRACE(yaml_node(layout).substr(0, 200));
+    at::Tensor back = tensor_back(layout);
+    EXPECT_TRUE(same_bits(layout, back));
+    EXPECT_TRUE(same_layout(layout, back));
+    if (layout.numel() > 0) EXPECT_EQ(back.storage_offset(), layout.storage_offset());
+  }
+  // An expanded tensor's elements share memory: written contiguous, by value.
+  at::Tensor expanded = at::arange(3, at::kFloat).expand({4, 3});
+  EXPECT_EQ(yaml_node(expanded).find("strides"), std::string::npos);
+  EXPECT_TRUE(same_bits(expanded, tensor_back(expanded)));
+  EXPECT_TRUE(tensor_back(expanded).is_contiguous());
 }
 
 TEST_F(GenerateYaml, FloatsAreWrittenShortAndReadable) {
@@ -271,8 +305,10 @@ void expect_same_inputs(const Sample& s, const suite::Test& test) {
   why = op.try_bind(inputs.args, inputs.kwargs, actual);
   ASSERT_FALSE(why) << *why;
   ASSERT_EQ(expected.size(), actual.size());
-  for (size_t k = 0; k < expected.size(); ++k)
+  for (size_t k = 0; k < expected.size(); ++k) {
     EXPECT_TRUE(same_bits(expected[k], actual[k])) << op.schema().arguments()[k].name();
+    if (expected[k].isTensor()) EXPECT_TRUE(same_layout(expected[k].toTensor(), actual[k].toTensor()));
+  }
 }
 
 struct Generated {
@@ -283,7 +319,7 @@ struct Generated {
 Generated generate(const std::string& op, const std::string& config, Validity validity, int n) {
   Generated out;
   std::ostringstream text;
-  YamlSuiteWriter writer(text, YamlOrigin{5, config, validity == Validity::Invalid});
+  YamlSuiteWriter writer(text, YamlOrigin{5, config, validity == Validity::Invalid, std::nullopt});
   const Spec& spec = *find_spec(op);
   ArgumentTupleGenerator gen(spec, Config::parse(config), 5, validity);
   Sample s;
@@ -312,7 +348,7 @@ TEST_F(GenerateYaml, GeneratedSamplesComeBackWithTheirBits) {
                        "nan_to_num.default"};
   size_t compared = 0;
   for (const char* op : ops)
-    for (const char* config : {"", "extremes,half,transposed,zerodim,empty"})
+    for (const char* config : {"", "extremes,half,transposed,zerodim,empty", "permuted", "strided", "channels_last"})
       for (Validity validity : {Validity::Valid, Validity::Invalid}) {
         SCOPED_TRACE(std::string(op) + " config '" + config + "'");
         Generated g = generate(op, config, validity, 8);
