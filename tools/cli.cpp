@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "engine/config.h"
+#include "tools/apfd_command.h"
 #include "tools/commands.h"
 #include "tools/describe.h"
 #include "tools/hunt_command.h"
@@ -212,6 +213,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto run_options = add_run_commands(app, command, out, err);
   auto merge_options = add_merge_command(app, command, out, err);
   auto hunt_options = add_hunt_command(app, command, out, err);
+  auto apfd_options = add_apfd_command(app, command, out);
   auto describe_options = add_describe_command(app, command, out);
   std::vector<std::string> plugins;
   app.add_option("--load", plugins,

@@ -27,6 +27,7 @@
 #include "runner/run.h"
 #include "suite/ids.h"
 #include "suite/suite.h"
+#include "tools/apfd_command.h"
 #include "tools/merge.h"
 #include "tools/reproducers.h"
 #include "tools/run_command.h"
@@ -352,6 +353,9 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   out << o.shard.label() << position << " items in " << std::fixed << std::setprecision(1) << seconds() << " s"
       << (spent ? " (the budget is spent)" : "") << ", " << findings.all().size() << " findings (" << fresh
       << " new); written to " << o.out << "\n";
+  std::vector<uint64_t> firsts;
+  for (const hunt::Finding& f : findings.all()) firsts.push_back(f.first);
+  out << apfd_line(firsts, position) << ": how early this order reached them (ops-fuzz apfd)\n";
   return fresh > 0 ? 1 : 0;
 }
 

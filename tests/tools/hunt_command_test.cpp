@@ -14,6 +14,7 @@
 
 #include "runner/results.h"
 #include "tests/tools/cli_run.h"
+#include "tools/apfd_command.h"
 #include "tools/commands.h"
 #include "tools/hunt_command.h"
 
@@ -55,7 +56,21 @@ TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
   EXPECT_EQ(f["configs"], nlohmann::json({"default"}));
   EXPECT_TRUE(f["known"].is_null());
   EXPECT_THAT(r.out, HasSubstr("masked_fill_Tensor-eager_cpu_grad-exception-1"));
+
+  // How early the order reached its findings, as the hunt ends and as `apfd` reads its folder.
+  std::vector<uint64_t> firsts;
+  for (const auto& finding : findings) firsts.push_back(finding["first"].get<uint64_t>());
+  const std::string line = apfd_line(firsts, 60);
+  EXPECT_THAT(line, HasSubstr("APFD 0.")) << line;
+  EXPECT_THAT(r.out, HasSubstr(line));
+  auto apfd = cli({"apfd", dir.string(), "--findings"});
+  EXPECT_EQ(apfd.code, 0) << apfd.err;
+  EXPECT_THAT(apfd.out, HasSubstr(line + "\n"));
+  EXPECT_THAT(apfd.out, HasSubstr(std::to_string(firsts[0] + 1) + "  masked_fill_Tensor-eager_cpu_grad-exception-1\n"));
   std::filesystem::remove_all(dir);
+  auto missing = cli({"apfd", "/nonexistent_opsfuzz_dir"});
+  EXPECT_NE(missing.code, 0);
+  EXPECT_THAT(missing.err, HasSubstr("nonexistent_opsfuzz_dir"));
 }
 
 std::vector<std::string> hunt_args(const std::filesystem::path& dir) {

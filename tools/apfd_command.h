@@ -1,0 +1,32 @@
+// ops-fuzz apfd DIR: how early a hunt's order reached its findings (hunt/apfd.h), from the
+// hunt's output folder: the items in DIR/results.jsonl and each finding's first item in
+// DIR/findings.jsonl.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace opsfuzz {
+
+struct ApfdCommand {
+  std::string dir;        // a hunt's --out folder
+  bool findings = false;  // also list each finding's first item, earliest first
+};
+
+// Prints the APFD; throws std::runtime_error naming the file (and line) it cannot read.
+int print_apfd(const ApfdCommand& o, std::ostream& out);
+
+// The line the hunt ends with and `apfd` prints: "APFD 0.8123 (148 findings over 67560 items)",
+// or why there is none.
+std::string apfd_line(const std::vector<uint64_t>& firsts, uint64_t items);
+
+std::shared_ptr<void> add_apfd_command(CLI::App& app, std::function<int()>& command, std::ostream& out);
+
+}  // namespace opsfuzz
