@@ -118,6 +118,17 @@ std::string normalized(const std::string& message) {
   return std::regex_replace(s, numbers, "N");
 }
 
+// What a crash says of its cause: its signal, and for glibc's abort on a damaged heap that the
+// heap was damaged. Which of glibc's checks meets the damage first ("free(): invalid size",
+// "malloc_consolidate(): invalid chunk size", ...) depends on the heap's layout, not on the cause,
+// and so does how the isolation found the task to blame (the note in parentheses at the end).
+std::string crash_cause(const std::string& message) {
+  static const std::regex blame_note(R"( \((found |run again alone|the worker died|a task known)[^()]*\)$)");
+  static const std::regex heap_abort(
+      R"(^(CRASH: signal 6 \(Aborted\)): .*(free\(\)|malloc|corrupted|chunk|munmap|double free|tcache).*$)");
+  return std::regex_replace(std::regex_replace(message, blame_note, ""), heap_abort, "$1: heap damage found by glibc");
+}
+
 std::string message_key(const Difference& d) {
   // An unsupported call's cause is the backend's: the op and the argument it names are instances.
   static const std::regex op_name(R"(\b[a-z_]+::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?)");  // "aten::add.Scalar"
@@ -125,6 +136,7 @@ std::string message_key(const Difference& d) {
   std::string message = d.message;
   if (d.kind == Kind::Unsupported)
     message = std::regex_replace(std::regex_replace(message, op_name, "OP"), argument_name, "argument 'ARG'");
+  if (d.kind == Kind::Crash) message = crash_cause(message);
   std::string key = normalized(message);
   if (d.kind == Kind::Mismatch) key += " | " + d.verdict + " | " + dtype_category(d.output_dtype);
   return key;

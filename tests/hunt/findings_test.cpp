@@ -121,6 +121,28 @@ TEST(Findings, CrashesOfTheBaselineAndErrorsOfAnotherClassAreFindings) {
             "accepted; the baseline refused: IndexError: Dimension out of range (expected to be in range of [-1, 0])");
 }
 
+// One kernel writing past its buffer kills its worker in whichever of glibc's heap checks meets the
+// damage first, found by the isolation in one way or another: one finding. A segfault, or an abort
+// of another cause, is another.
+TEST(Findings, AHeapDamagedIsOneCrashWhicheverCheckFindsIt) {
+  auto key = [](const std::string& message) {
+    Difference d;
+    d.kind = Kind::Crash, d.message = message;
+    return message_key(d);
+  };
+  const std::string heap = key("CRASH: signal 6 (Aborted): free(): invalid size");
+  EXPECT_EQ(heap, key("CRASH: signal 6 (Aborted): malloc_consolidate(): invalid chunk size"));
+  EXPECT_EQ(heap, key("CRASH: signal 6 (Aborted): free(): invalid next size (fast) (run again alone, this task kills "
+                      "its worker again)"));
+  EXPECT_EQ(heap, key("CRASH: signal 6 (Aborted): double free or corruption (out) (found during the later task #158; "
+                      "run again from this task the tasks crash again, from the next one they do not)"));
+  EXPECT_EQ(key("CRASH: signal 11 (Segmentation fault)"),
+            key("CRASH: signal 11 (Segmentation fault) (a task known to crash now and then: its own crash)"));
+  EXPECT_NE(heap, key("CRASH: signal 11 (Segmentation fault)"));
+  EXPECT_NE(heap, key("CRASH: signal 6 (Aborted): terminate called after throwing an instance of 'c10::Error'"));
+  EXPECT_NE(key("CRASH: signal 8 (Floating point exception)"), key("CRASH: signal 11 (Segmentation fault)"));
+}
+
 // A backend that cannot build its model for a call the baseline runs is one unsupported finding
 // per backend and message, over every op it happens on.
 TEST(Findings, UnsupportedCallsAreOneFindingOverOps) {

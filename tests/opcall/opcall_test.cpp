@@ -404,6 +404,28 @@ TEST(Isolation, ADelayedCrashIsBlamedOnTheTaskThatCausedIt) {
   EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
+// A task whose damage kills its worker only on some runs (where a kernel writes past its buffer
+// may vary; here: on its second run alone, once a marker file exists) is its own culprit, found
+// by its further runs alone, and no task before it, which only shaped the heap, is blamed.
+TEST(Isolation, ATaskThatKillsOnlySomeOfItsRunsAloneIsItsOwnCulprit) {
+  const std::string marker = ::testing::TempDir() + "opsfuzz_isolation_alone_" + std::to_string(::getpid());
+  std::remove(marker.c_str());
+  auto outcomes = run_isolated(7, [&marker](size_t i) -> CallOutcome {
+    if (i == 2) damaged = true;  // stands for the heap layout under which task 5's damage kills at once
+    if (i == 5) {
+      if (damaged) std::abort();
+      if (std::FILE* f = std::fopen(marker.c_str(), "r")) std::fclose(f), std::abort();
+      if (std::FILE* f = std::fopen(marker.c_str(), "w")) std::fclose(f);
+    }
+    return {CallOutcome::Accepted, std::to_string(i)};
+  });
+  std::remove(marker.c_str());
+  ASSERT_EQ(outcomes.size(), 7u);
+  for (size_t i : {0, 1, 2, 3, 4, 6}) EXPECT_EQ(outcomes[i].kind, CallOutcome::Accepted) << i;
+  EXPECT_EQ(outcomes[5].kind, CallOutcome::Crashed);
+  EXPECT_THAT(outcomes[5].message, HasSubstr("run again alone, this task kills its worker again"));
+}
+
 // A task that crashes only when run again (here: once a marker file exists) dies earlier in the
 // runs that look for the cause of a delayed crash: that is another crash, and blames no task of
 // no fault. The delayed crash stays with the task it killed, saying that no earlier task reproduces it.
