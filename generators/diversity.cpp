@@ -117,6 +117,16 @@ bool KeySet::insert(uint64_t key) {
   }
 }
 
+bool KeySet::contains(uint64_t key) const {
+  if (key == 0) return has_zero_;
+  if (slots_.empty()) return false;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == key) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
 void KeySet::clear() {
   slots_.clear();
   size_ = 0;
@@ -125,18 +135,22 @@ void KeySet::clear() {
 
 size_t DiversityCounter::observe(const Sample& s) { return observe(s.metas); }
 
-size_t DiversityCounter::observe(std::span<const MetaArg> metas) {
-  size_t fresh = 0;
-  classes_.resize(metas.size());
-  for (size_t i = 0; i < metas.size(); ++i) {
-    classes_[i] = mix(i, diversity_class(metas[i]));  // (argument, class)
-    fresh += singles_.insert(classes_[i]);
-  }
+std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas) {
+  const size_t n = metas.size();
+  std::vector<uint64_t> keys(n);
+  keys.reserve(n + n * (n - 1) / 2);
+  for (size_t i = 0; i < n; ++i) keys[i] = mix(i, diversity_class(metas[i]));  // (argument, class)
   // The keys of singles are mixed already: one step more makes a pair's (the rotation keeps
   // (a, b) and (b, a) apart).
-  for (size_t i = 0; i < metas.size(); ++i)
-    for (size_t j = i + 1; j < metas.size(); ++j)
-      fresh += pairs_.insert(mix64(classes_[i] ^ std::rotl(classes_[j], 23)));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) keys.push_back(mix64(keys[i] ^ std::rotl(keys[j], 23)));
+  return keys;
+}
+
+size_t DiversityCounter::observe(std::span<const MetaArg> metas) {
+  const std::vector<uint64_t> keys = diversity_keys(metas);
+  size_t fresh = 0;
+  for (size_t k = 0; k < keys.size(); ++k) fresh += (k < metas.size() ? singles_ : pairs_).insert(keys[k]);
   return fresh;
 }
 

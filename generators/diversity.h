@@ -36,11 +36,16 @@ struct Sample;
 // share a hash: classes are only ever compared within one argument.
 uint64_t diversity_class(const MetaArg& m);
 
+// The keys of what a sample's metas cover: one per (argument, class), then one per (argument
+// pair, class pair), as DiversityCounter counts them.
+std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas);
+
 // A set of 64-bit keys, open addressing: counting covered classes must stay cheap next to
 // generating the samples.
 class KeySet {
  public:
   bool insert(uint64_t key);  // false when already there
+  bool contains(uint64_t key) const;
   size_t size() const { return size_ + has_zero_; }
   void clear();
 
@@ -66,7 +71,6 @@ class DiversityCounter {
 
  private:
   KeySet singles_, pairs_;
-  std::vector<uint64_t> classes_;  // per argument of the sample being observed
 };
 
 }  // namespace opsfuzz
