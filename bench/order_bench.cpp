@@ -1,7 +1,7 @@
 // What the diversity order costs (generators/diversity_order.h): ordering 100,000 candidates, the
-// pools of every SpecDB op under 20 configurations of 20 samples each, as a hunt would order them.
+// pools of every SpecDB op under 19 configurations of 20 samples each, as a hunt would order them.
 // The candidates are real: the diversity keys of SpecDB samples (20 per op, generated before the
-// timing), each op's pool standing for 20 configurations' pools. Run pinned to one CPU:
+// timing), each op's pool standing for 19 configurations' pools. Run pinned to one CPU:
 //   taskset -c 0 build/bench/order_bench
 #include <benchmark/benchmark.h>
 

@@ -13,6 +13,7 @@
 #include "tools/describe.h"
 #include "tools/hunt_command.h"
 #include "tools/merge.h"
+#include "tools/prioritize_command.h"
 #include "tools/run_command.h"
 
 namespace opsfuzz {
@@ -214,6 +215,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto merge_options = add_merge_command(app, command, out, err);
   auto hunt_options = add_hunt_command(app, command, out, err);
   auto apfd_options = add_apfd_command(app, command, out);
+  auto prioritize_options = add_prioritize_command(app, command, out, err);
   auto describe_options = add_describe_command(app, command, out);
   std::vector<std::string> plugins;
   app.add_option("--load", plugins,

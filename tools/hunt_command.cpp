@@ -75,25 +75,19 @@ std::vector<Unit> units(const HuntCommand& o) {
       return runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), seed);
     });
   OpSelection selection = o.selection;
-  if (selection.ops.empty() && selection.globs.empty() && o.suites.empty()) selection.globs = {"*"};
-  std::vector<std::pair<std::string, bool>> configs;  // (words, invalid)
-  for (const std::string& c : split(o.configs, ',')) configs.emplace_back(c, false);
-  if (o.invalid) configs.emplace_back("default", true);
-  if (selection.ops.empty() && selection.globs.empty()) return out;
-  for (const Spec* spec : select_specs(selection))
-    for (const auto& [config, invalid] : configs) {
-      const std::string words = config == "default" ? "" : words_of(config);
-      out.push_back([&o, spec, words, invalid] {
-        SweepOptions sampling;
-        sampling.invalid = invalid, sampling.seed = o.seed, sampling.max = o.max, sampling.config = words;
-        std::vector<runner::Item> items;
-        for (const Sample& s : sweep_samples(*spec, sampling)) {
-          items.push_back(runner::item_from_sample(s, words));
-          if (!words.empty()) items.back().id += "__" + identifier(words);
-        }
-        return items;
-      });
-    }
+  if (selection.ops.empty() && selection.globs.empty()) {
+    if (!o.suites.empty()) return out;
+    selection.globs = {"*"};
+  }
+  for (const SampleUnit& unit : sample_units(selection, o.configs, o.invalid))
+    out.push_back([&o, unit] {
+      std::vector<runner::Item> items;
+      for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
+        items.push_back(runner::item_from_sample(s, unit.words));
+        items.back().id = unit_item_id(s, unit.words);
+      }
+      return items;
+    });
   return out;
 }
 
@@ -267,6 +261,26 @@ void print_set_aside(const hunt::Findings& findings, bool triage, std::ostream& 
 }
 
 }  // namespace
+
+std::vector<SampleUnit> sample_units(const OpSelection& selection, const std::string& configs, bool invalid) {
+  std::vector<std::pair<std::string, bool>> chosen;  // (words, invalid)
+  for (const std::string& c : split(configs, ',')) chosen.emplace_back(c == "default" ? "" : words_of(c), false);
+  if (invalid) chosen.emplace_back("", true);
+  std::vector<SampleUnit> out;
+  for (const Spec* spec : select_specs(selection))
+    for (const auto& [words, invalid_samples] : chosen) out.push_back({spec, words, invalid_samples});
+  return out;
+}
+
+std::vector<Sample> unit_samples(const SampleUnit& unit, int64_t max, uint64_t seed) {
+  SweepOptions sampling;
+  sampling.invalid = unit.invalid, sampling.seed = seed, sampling.max = max, sampling.config = unit.words;
+  return sweep_samples(*unit.spec, sampling);
+}
+
+std::string unit_item_id(const Sample& s, const std::string& words) {
+  return sample_id(s) + (words.empty() ? "" : "__" + identifier(words));
+}
 
 int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   if (o.out.empty()) throw UsageError("hunt: --out DIR is required");

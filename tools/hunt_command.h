@@ -17,6 +17,9 @@ class App;
 
 namespace opsfuzz {
 
+struct Sample;
+struct Spec;
+
 struct HuntCommand {
   std::vector<std::string> suites;  // YAML suites, run before the SpecDB samples
   OpSelection selection;            // every spec when nothing (and no suite) is named
@@ -38,6 +41,21 @@ struct HuntCommand {
   bool resume = false;  // carry on from DIR/results.jsonl: its items are not run again
   Shard shard;          // item k of the hunt's order runs in shard k % N
 };
+
+// The hunt's SpecDB work, op by op: each op under each configuration of --configs ("default", or
+// "contract+half" as --config words "contract,half"), then under the default one with invalid
+// samples when `invalid`.
+struct SampleUnit {
+  const Spec* spec = nullptr;
+  std::string words;  // --config words, "" for the default configuration
+  bool invalid = false;
+};
+std::vector<SampleUnit> sample_units(const OpSelection& selection, const std::string& configs, bool invalid);
+// The unit's samples (--max, --seed), as sweep generates them.
+std::vector<Sample> unit_samples(const SampleUnit& unit, int64_t max, uint64_t seed);
+// A sample's item id in the hunt: its sample id, and its configuration's words when not the
+// default ("add_Tensor__valid__0007__extremes").
+std::string unit_item_id(const Sample& s, const std::string& words);
 
 // Runs the hunt; exit 1 when it found anything not known (a marked deviation or a known crash).
 int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err);

@@ -1,0 +1,33 @@
+// ops-fuzz prioritize: the diversity order (generators/diversity_order.h) of the SpecDB samples a
+// hunt with the same options would run, printed without running anything: each item id with its
+// score when chosen, the candidates of one op pooled over its configurations.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "tools/hunt_command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace opsfuzz {
+
+struct PrioritizeCommand {
+  OpSelection selection;  // every spec when nothing is named
+  std::string configs = HuntCommand{}.configs;
+  bool invalid = true;
+  int64_t max = 20;
+  uint64_t seed = 0;
+};
+
+// Prints "rank score item" lines, then (to err) how long generating and ordering took.
+int print_priorities(const PrioritizeCommand& o, std::ostream& out, std::ostream& err);
+
+std::shared_ptr<void> add_prioritize_command(CLI::App& app, std::function<int()>& command, std::ostream& out,
+                                             std::ostream& err);
+
+}  // namespace opsfuzz
