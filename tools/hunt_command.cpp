@@ -373,6 +373,16 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   return fresh > 0 ? 1 : 0;
 }
 
+void add_sample_options(CLI::App* cmd, OpSelection& selection, std::string& configs, bool& invalid, int64_t& max,
+                        uint64_t& seed) {
+  add_ops_option(cmd, selection);
+  cmd->add_option("--configs", configs, "comma-separated configurations, each a +-joined word list or 'default'")
+      ->capture_default_str();
+  cmd->add_flag("!--no-invalid", invalid, "no invalid samples");
+  cmd->add_option("--max", max, "samples per op and configuration")->capture_default_str();
+  cmd->add_option("--seed", seed, "seed of the samples")->capture_default_str();
+}
+
 std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& command, std::ostream& out,
                                        std::ostream& err) {
   auto o = std::make_shared<HuntCommand>();
@@ -382,13 +392,8 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
       "a baseline and groups their differences into findings, one per root cause, written to --out DIR "
       "(results.jsonl, findings.jsonl) as they come. Exit 1 when it found anything not known");
   cmd->add_option("SUITE", o->suites, "YAML test suites to run as well")->check(CLI::ExistingFile);
-  add_ops_option(cmd, o->selection);
   cmd->add_option("--out", o->out, "the output folder")->required();
-  cmd->add_option("--configs", o->configs, "comma-separated configurations, each a +-joined word list or 'default'")
-      ->capture_default_str();
-  cmd->add_flag("!--no-invalid", o->invalid, "no invalid samples");
-  cmd->add_option("--max", o->max, "samples per op and configuration")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the samples")->capture_default_str();
+  add_sample_options(cmd, o->selection, o->configs, o->invalid, o->max, o->seed);
   add_backends(cmd, o->backends, o->baseline);
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
   add_workers(cmd, o->jobs, o->timeout_s);

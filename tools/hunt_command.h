@@ -62,6 +62,10 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err);
 // Seconds of a budget: "90s", "10m", "1.5h", or a number of seconds; a UsageError otherwise.
 double parse_budget(const std::string& text);
 
+// The options of the hunt's SpecDB samples: --ops, --configs, --no-invalid, --max, --seed.
+void add_sample_options(CLI::App* cmd, OpSelection& selection, std::string& configs, bool& invalid, int64_t& max,
+                        uint64_t& seed);
+
 std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& command, std::ostream& out,
                                        std::ostream& err);
 

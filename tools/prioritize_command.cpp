@@ -65,12 +65,7 @@ std::shared_ptr<void> add_prioritize_command(CLI::App& app, std::function<int()>
       "prints the diversity order of the SpecDB samples a hunt with these options would run, without running "
       "them: OPERA's greedy, each sample scored by the share of its argument classes and class pairs that its op's "
       "samples chosen before it do not cover");
-  add_ops_option(cmd, o->selection);
-  cmd->add_option("--configs", o->configs, "comma-separated configurations, each a +-joined word list or 'default'")
-      ->capture_default_str();
-  cmd->add_flag("!--no-invalid", o->invalid, "no invalid samples");
-  cmd->add_option("--max", o->max, "samples per op and configuration")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the samples")->capture_default_str();
+  add_sample_options(cmd, o->selection, o->configs, o->invalid, o->max, o->seed);
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return print_priorities(*o, out, err); }; });
   return o;
 }
