@@ -44,10 +44,11 @@ at::Tensor probed_leaf(const std::vector<Leaf>& leaves, const std::vector<Leaf>&
 // of their dtype's kernels: every element up, every element down, alternately up and down, and
 // down and up (a rounding goes either way: float32 may place a grid coordinate 0.75 pixel below
 // float64's, which one rounding down reaches, while one up crosses a fold); and, where there are
-// several floating inputs, each input alone up and down (the first 8) (an element and a statistic equal to it,
-// layer_norm's input at its mean, move apart only so). Kept where a move by half a rounding moves
-// it a quarter as far at least: a continuous function there, kinks and folds allowed (a jump, such
-// as round's at a half, which half a rounding does not reach, explains nothing). The rounding of
+// several floating inputs, each of the first 8 alone up and down: an element and a statistic
+// equal to it (layer_norm's input at its mean) move apart only so. Kept where a move by half a
+// rounding moves it a quarter as far at least: a continuous function there, kinks and folds
+// allowed (a jump, such as round's at a half, which half a rounding does not reach, explains
+// nothing). The rounding of
 // an intermediate the size of an input moves a kernel's result as much (grid_sampler's
 // coordinates, unnormalized in float32, off by a fraction of a pixel).
 std::vector<at::Tensor> moves(const Call& call, const std::vector<Leaf>& reference) {

@@ -55,10 +55,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kBatch = 1024;
 
-// A configuration of --configs ("contract+half") as --config words ("contract,half").
-std::string words_of(std::string config) {
-  std::replace(config.begin(), config.end(), '+', ',');
-  return config;
+// The configurations of --configs as --config words ("contract+half" as "contract,half"; "" for
+// "default"), each checked: an unknown word throws.
+std::vector<std::string> configs_as_words(const std::string& configs) {
+  std::vector<std::string> out;
+  for (std::string c : split(configs, ',')) {
+    if (c == "default") c.clear();
+    std::replace(c.begin(), c.end(), '+', ',');
+    Config::parse(c);
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 // One unit of work: the items of one op under one configuration (or of one suite), made when its
@@ -264,7 +271,7 @@ void print_set_aside(const hunt::Findings& findings, bool triage, std::ostream& 
 
 std::vector<SampleUnit> sample_units(const OpSelection& selection, const std::string& configs, bool invalid) {
   std::vector<std::pair<std::string, bool>> chosen;  // (words, invalid)
-  for (const std::string& c : split(configs, ',')) chosen.emplace_back(c == "default" ? "" : words_of(c), false);
+  for (std::string& words : configs_as_words(configs)) chosen.emplace_back(std::move(words), false);
   if (invalid) chosen.emplace_back("", true);
   std::vector<SampleUnit> out;
   for (const Spec* spec : select_specs(selection))
@@ -284,8 +291,7 @@ std::string unit_item_id(const Sample& s, const std::string& words) {
 
 int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   if (o.out.empty()) throw UsageError("hunt: --out DIR is required");
-  for (const std::string& c : split(o.configs, ','))
-    if (c != "default") Config::parse(words_of(c));  // an unknown word fails here, before any work
+  configs_as_words(o.configs);  // an unknown word fails here, before any work
   if (o.baseline.empty()) throw UsageError("hunt: --baseline names the backend the others are compared with");
   runner::RunOptions options = backend_options(o.backends, o.baseline);
   options.jobs = o.jobs, options.timeout_s = o.timeout_s, options.triage = true;

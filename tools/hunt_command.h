@@ -44,7 +44,7 @@ struct HuntCommand {
 
 // The hunt's SpecDB work, op by op: each op under each configuration of --configs ("default", or
 // "contract+half" as --config words "contract,half"), then under the default one with invalid
-// samples when `invalid`.
+// samples when `invalid`. An unknown configuration word throws, before any sample is made.
 struct SampleUnit {
   const Spec* spec = nullptr;
   std::string words;  // --config words, "" for the default configuration
