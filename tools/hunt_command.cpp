@@ -29,6 +29,7 @@
 #include "suite/suite.h"
 #include "tools/apfd_command.h"
 #include "tools/merge.h"
+#include "tools/order.h"
 #include "tools/reproducers.h"
 #include "tools/run_command.h"
 #include "tools/sweep.h"
@@ -72,7 +73,40 @@ std::vector<std::string> configs_as_words(const std::string& configs) {
 // turn comes so that a long hunt holds one batch's tensors at a time.
 using Unit = std::function<std::vector<runner::Item>()>;
 
-std::vector<Unit> units(const HuntCommand& o) {
+// The units of samples in the order --order asks for: every sample of the selection made ahead
+// (the pool), put in order, and handed out kSlice at a time; each sample is dropped once its item
+// is made.
+std::vector<Unit> ordered_units(const HuntCommand& o, const std::vector<SampleUnit>& chosen, std::ostream& err) {
+  constexpr size_t kSlice = 64;
+  const auto start = Clock::now();
+  auto pool = std::make_shared<std::vector<std::pair<Sample, std::string>>>();  // (sample, config words)
+  CandidatePool candidates;
+  for (const SampleUnit& unit : chosen)
+    for (Sample& s : unit_samples(unit, o.max, o.seed)) {
+      candidates.add(*unit.spec, s);
+      pool->emplace_back(std::move(s), unit.words);
+    }
+  const double made = std::chrono::duration<double>(Clock::now() - start).count();
+  auto order = std::make_shared<const std::vector<Ordered>>(candidates.order(o.order));
+  err << std::fixed << std::setprecision(1) << "order: " << pool->size() << " samples of " << candidates.ops()
+      << " ops made in " << made << " s, put in " << o.order.order << " order in "
+      << std::chrono::duration<double>(Clock::now() - start).count() - made << " s\n";
+  std::vector<Unit> out;
+  for (size_t from = 0; from < order->size(); from += kSlice)
+    out.push_back([pool, order, from] {
+      std::vector<runner::Item> items;
+      for (size_t rank = from; rank < std::min(from + kSlice, order->size()); ++rank) {
+        auto& [sample, words] = (*pool)[(*order)[rank].index];
+        items.push_back(runner::item_from_sample(sample, words));
+        items.back().id = unit_item_id(sample, words);
+        sample = Sample{};
+      }
+      return items;
+    });
+  return out;
+}
+
+std::vector<Unit> units(const HuntCommand& o, std::ostream& err) {
   std::vector<Unit> out;
   for (const std::string& path : o.suites)
     out.push_back([path, seed = o.seed] {
@@ -86,7 +120,13 @@ std::vector<Unit> units(const HuntCommand& o) {
     if (!o.suites.empty()) return out;
     selection.globs = {"*"};
   }
-  for (const SampleUnit& unit : sample_units(selection, o.configs, o.invalid))
+  const std::vector<SampleUnit> chosen = sample_units(selection, o.configs, o.invalid);
+  if (!o.order.given()) {
+    std::vector<Unit> ordered = ordered_units(o, chosen, err);
+    out.insert(out.end(), std::make_move_iterator(ordered.begin()), std::make_move_iterator(ordered.end()));
+    return out;
+  }
+  for (const SampleUnit& unit : chosen)  // made when its turn comes
     out.push_back([&o, unit] {
       std::vector<runner::Item> items;
       for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
@@ -321,6 +361,9 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
                     {"max", o.max},
                     {"seed", o.seed},
                     {"invalid", o.invalid},
+                    {"order", o.order.order},
+                    {"order_seed", o.order.seed},
+                    {"existing", o.order.existing},
                     {"ops", o.selection.globs},
                     {"suites", o.suites}}}};
     if (o.shard.sharded()) extra["shard"] = o.shard.str();  // not a parameter: merge drops it
@@ -331,7 +374,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   bool spent = false;
   BackgroundShrink shrinking((std::filesystem::path(o.out) / ".shrinking.jsonl").string());
-  const std::vector<Unit> all = units(o);
+  const std::vector<Unit> all = units(o, err);
   uint64_t k = 0;  // the hunt's order over the items of every unit: shards split it
   for (size_t next = 0; next < all.size();) {
     if (budget > 0 && seconds() >= budget) {
@@ -403,6 +446,7 @@ std::shared_ptr<void> add_hunt_command(CLI::App& app, std::function<int()>& comm
   add_backends(cmd, o->backends, o->baseline);
   cmd->add_option("--budget", o->budget, "stop cleanly once this much time is spent: 90s, 10m, 1.5h");
   add_workers(cmd, o->jobs, o->timeout_s);
+  add_order_options(cmd, o->order, "diversity");
   add_shard_option(cmd, o->shard, "item");
   cmd->add_flag("!--no-triage", o->triage,
                 "list every difference as a finding, also those triage explains by rounding, conditioning, range "

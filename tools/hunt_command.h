@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/order.h"
 
 namespace CLI {
 class App;
@@ -18,7 +19,7 @@ class App;
 namespace opsfuzz {
 
 struct Sample;
-struct Spec;
+class Spec;
 
 struct HuntCommand {
   std::vector<std::string> suites;  // YAML suites, run before the SpecDB samples
@@ -37,9 +38,10 @@ struct HuntCommand {
   std::string budget;  // "10m", "90s", "1h": stops cleanly once spent; "" for none
   unsigned jobs = 1;
   double timeout_s = 60;
-  bool triage = true;   // set aside the mismatches triage explains (runner/triage.h); counted per rule
-  bool resume = false;  // carry on from DIR/results.jsonl: its items are not run again
-  Shard shard;          // item k of the hunt's order runs in shard k % N
+  bool triage = true;               // set aside the mismatches triage explains (runner/triage.h); counted per rule
+  bool resume = false;              // carry on from DIR/results.jsonl: its items are not run again
+  Shard shard;                      // item k of the hunt's order runs in shard k % N
+  OrderOptions order{"diversity"};  // of the SpecDB samples, after the suites' tests (in suite order)
 };
 
 // The hunt's SpecDB work, op by op: each op under each configuration of --configs ("default", or

@@ -4,11 +4,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <vector>
 
-#include "generators/diversity.h"
-#include "generators/diversity_order.h"
 #include "generators/generators.h"
 
 namespace opsfuzz {
@@ -26,31 +23,28 @@ int print_priorities(const PrioritizeCommand& o, std::ostream& out, std::ostream
   if (selection.ops.empty() && selection.globs.empty()) selection.globs = {"*"};
   const std::vector<SampleUnit> units = sample_units(selection, o.configs, o.invalid);
   const auto start = Clock::now();
-  std::vector<OrderCandidate> candidates;
+  CandidatePool pool;
   std::vector<std::string> ids;
-  std::map<const Spec*, uint32_t> op_of;  // an op's candidates share one pool over its configurations
-  for (const SampleUnit& unit : units) {
-    const uint32_t op = op_of.try_emplace(unit.spec, static_cast<uint32_t>(op_of.size())).first->second;
+  for (const SampleUnit& unit : units)
     for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
-      candidates.push_back({op, diversity_keys(s.metas)});
+      pool.add(*unit.spec, s);
       ids.push_back(unit_item_id(s, unit.words));
     }
-  }
   const double generating = seconds_since(start);
   const auto ordering_start = Clock::now();
-  const std::vector<Ordered> order = diversity_order(candidates, std::vector<double>(op_of.size(), 1.0));
+  const std::vector<Ordered> order = pool.order(o.order);
   const double ordering = seconds_since(ordering_start);
   out << "rank  score   item\n";
   for (size_t rank = 0; rank < order.size(); ++rank) {
-    char score[16];
-    std::snprintf(score, sizeof score, "%.4f", order[rank].score);
+    char score[16] = "-";
+    if (o.order.order == "diversity") std::snprintf(score, sizeof score, "%.4f", order[rank].score);
     out << rank + 1 << "  " << score << "  " << ids[order[rank].index] << "\n";
   }
   char timing[160];
   std::snprintf(timing, sizeof timing,
                 "%zu candidates of %zu ops: generated in %.1f s, ordered in %.1f ms (%.2f ms per 10,000)\n",
-                candidates.size(), op_of.size(), generating, 1e3 * ordering,
-                candidates.empty() ? 0.0 : 1e7 * ordering / static_cast<double>(candidates.size()));
+                pool.size(), pool.ops(), generating, 1e3 * ordering,
+                pool.size() == 0 ? 0.0 : 1e7 * ordering / static_cast<double>(pool.size()));
   err << timing;
   return 0;
 }
@@ -60,10 +54,11 @@ std::shared_ptr<void> add_prioritize_command(CLI::App& app, std::function<int()>
   auto o = std::make_shared<PrioritizeCommand>();
   auto* cmd = app.add_subcommand(
       "prioritize",
-      "prints the diversity order of the SpecDB samples a hunt with these options would run, without running "
-      "them: OPERA's greedy, each sample scored by the share of its argument classes and class pairs that its op's "
-      "samples chosen before it do not cover");
+      "prints the order of the SpecDB samples a hunt with these options would run, without running them; "
+      "--order diversity (the default) is OPERA's greedy, each sample scored by its op's weight (--existing) times "
+      "the share of its argument classes and class pairs that its op's samples chosen before it do not cover");
   add_sample_options(cmd, o->selection, o->configs, o->invalid, o->max, o->seed);
+  add_order_options(cmd, o->order, "diversity");
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return print_priorities(*o, out, err); }; });
   return o;
 }

@@ -1,6 +1,6 @@
-// ops-fuzz prioritize: the diversity order (generators/diversity_order.h) of the SpecDB samples a
-// hunt with the same options would run, printed without running anything: each item id with its
-// score when chosen, the candidates of one op pooled over its configurations.
+// ops-fuzz prioritize: the order (tools/order.h; diversity unless told) of the SpecDB samples a hunt
+// with the same options would run, printed without running anything: each item id with its score
+// when chosen, the candidates of one op pooled over its configurations.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/hunt_command.h"
+#include "tools/order.h"
 
 namespace CLI {
 class App;
@@ -22,6 +23,7 @@ struct PrioritizeCommand {
   bool invalid = true;
   int64_t max = 20;
   uint64_t seed = 0;
+  OrderOptions order{"diversity"};
 };
 
 // Prints "rank score item" lines, then (to err) how long generating and ordering took.

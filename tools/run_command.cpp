@@ -62,8 +62,16 @@ std::vector<runner::Item> make_items(const RunCommand& o, std::ostream& err) {
     SweepOptions sampling;
     sampling.invalid = o.invalid, sampling.seed = o.seed, sampling.max = o.max, sampling.config = o.config;
     sampling.index = o.index;
+    CandidatePool pool;
+    std::vector<runner::Item> samples;
     for (const Spec* spec : select_specs(o.selection))
-      for (const Sample& s : sweep_samples(*spec, sampling)) items.push_back(runner::item_from_sample(s, o.config));
+      for (const Sample& s : sweep_samples(*spec, sampling)) {
+        if (!o.order.given()) pool.add(*spec, s);
+        samples.push_back(runner::item_from_sample(s, o.config));
+      }
+    if (o.order.given()) std::move(samples.begin(), samples.end(), std::back_inserter(items));
+    else
+      for (const Ordered& next : pool.order(o.order)) items.push_back(std::move(samples[next.index]));
   }
   return items;
 }
@@ -81,7 +89,10 @@ json params(const RunCommand& o) {
           {"ops", o.selection.globs},
           {"invalid", o.invalid},
           {"config", o.config},
-          {"max", o.max}};
+          {"max", o.max},
+          {"order", o.order.order},
+          {"order_seed", o.order.seed},
+          {"existing", o.order.existing}};
 }
 
 // The command that reruns one item on one backend: its sample by index, or its test by id.
@@ -179,6 +190,7 @@ std::shared_ptr<void> add_run_commands(CLI::App& app, std::function<int()>& comm
   run->add_option("FILE", o->file, "a YAML test suite")->check(CLI::ExistingFile);
   add_ops_option(run, o->selection);
   run->add_flag("--invalid", o->invalid, "SpecDB samples that violate one constraint");
+  add_order_options(run, o->order, "given");
   add_samples(run, o->seed, o->max, o->config, "SpecDB samples per op");
   add_index(run, o->index);
   add_backends(run, o->backends, o->baseline);

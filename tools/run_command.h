@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tools/commands.h"
+#include "tools/order.h"
 
 namespace CLI {
 class App;
@@ -37,7 +38,8 @@ struct RunCommand {
   double timeout_s = 60;
   unsigned jobs = 1;
   bool isolate = true, backtraces = false;
-  Shard shard;  // item k of make_items' order runs in shard k % N
+  Shard shard;         // item k of make_items' order runs in shard k % N
+  OrderOptions order;  // of the SpecDB samples, after a suite's tests (in suite order)
 };
 
 // Run options for the backends of --backends (semicolon-separated) and --baseline ("" for none),

@@ -153,12 +153,14 @@ TEST(Hunt, ShardsMergedFindWhatOneHuntFinds) {
   std::filesystem::remove_all(base);
 }
 
-// The budget is looked at between batches of items (1024 at least, whole units): a spent one stops
-// the hunt with everything found so far written.
+// The budget is looked at between batches of items (1024 at least, whole units of the given order;
+// making and ordering the pool of the other orders counts too): a spent one stops the hunt with
+// everything found so far written.
 TEST(Hunt, ASpentBudgetStopsItWithWhatItFound) {
   auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_hunt_budget_" + std::to_string(::getpid()));
-  auto r = cli({"hunt", "--ops", "add.Tensor,sub.Tensor,mul.Tensor", "--configs", "default", "--no-invalid", "--max",
-                "600", "--backends", "eager_cpu_fp64", "--budget", "0.001s", "--out", dir.string()});
+  auto r =
+      cli({"hunt", "--ops", "add.Tensor,sub.Tensor,mul.Tensor", "--configs", "default", "--no-invalid", "--max", "600",
+           "--backends", "eager_cpu_fp64", "--order", "given", "--budget", "0.001s", "--out", dir.string()});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("(the budget is spent)"));
   EXPECT_THAT(r.out, HasSubstr("1200 items in "));  // the first batch (two ops) ran; the third did not

@@ -1,0 +1,138 @@
+// --order of hunt, run and prioritize: given, diversity (weighed by --existing) and random.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "generators/generators.h"
+#include "tests/tools/cli_run.h"
+#include "tools/commands.h"
+#include "tools/hunt_command.h"
+#include "tools/order.h"
+
+namespace opsfuzz {
+namespace {
+
+using testing::cli;
+using ::testing::HasSubstr;
+
+struct Line {
+  size_t rank;
+  std::string score;
+  std::string id;
+};
+
+// The order of the samples of two ops, 6 per configuration: default and half, and invalid ones.
+std::vector<Line> prioritized(std::vector<std::string> args, const std::string& configs = "default,half") {
+  args.insert(args.begin(), {"prioritize", "--ops", "add.Tensor,mm.default", "--configs", configs, "--max", "6"});
+  auto r = cli(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "rank  score   item");
+  std::vector<Line> lines;
+  for (Line l; in >> l.rank >> l.score >> l.id;) lines.push_back(l);
+  return lines;
+}
+
+std::vector<std::string> ids(const std::vector<Line>& lines) {
+  std::vector<std::string> out;
+  for (const Line& l : lines) out.push_back(l.id);
+  return out;
+}
+
+struct TempFile {
+  std::filesystem::path path;
+  TempFile(const std::string& name, const std::string& text)
+      : path(std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)) {
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+TEST(Order, GivenIsTheHuntsOpByOpOrder) {
+  std::vector<std::string> expected;
+  OpSelection selection;
+  selection.ops = {"add.Tensor", "mm.default"};
+  for (const SampleUnit& unit : sample_units(selection, "default,half", true))
+    for (const Sample& s : unit_samples(unit, 6, 0)) expected.push_back(unit_item_id(s, unit.words));
+  const auto given = prioritized({"--order", "given"});
+  EXPECT_EQ(ids(given), expected);
+  for (const Line& l : given) EXPECT_EQ(l.score, "-");
+}
+
+TEST(Order, RandomIsAShuffleItsSeedFixes) {
+  const auto given = ids(prioritized({"--order", "given"}));
+  const auto one = ids(prioritized({"--order", "random", "--order-seed", "1"}));
+  const auto two = ids(prioritized({"--order", "random", "--order-seed", "2"}));
+  EXPECT_EQ(std::multiset<std::string>(one.begin(), one.end()), std::multiset<std::string>(given.begin(), given.end()));
+  EXPECT_NE(one, given);
+  EXPECT_NE(one, two);
+  EXPECT_EQ(ids(prioritized({"--order", "random", "--order-seed", "1"})), one);
+}
+
+// An op with existing tests weighs 1 / (1 + tests): counted from a list under its overload and
+// from a suite under its name, its first sample scores 1/4 and comes after every sample of the
+// other op that covers more than a quarter of its classes anew.
+TEST(Order, ExistingTestsPutAnOpsSamplesAfterTheOthers) {
+  TempFile list("existing.txt", "# tests a backend has\nadd.Tensor 2\n");
+  TempFile suite(
+      "existing.yaml",
+      "tests:\n  - id: add_one\n    op: aten::add\n    in:\n      - {type: tensor, shape: [2], dtype: float32}\n"
+      "      - {type: tensor, shape: [2], dtype: float32}\n");
+  const auto lines = prioritized({"--existing", list.path.string(), "--existing", suite.path.string()});
+  auto first_add = std::find_if(lines.begin(), lines.end(), [](const Line& l) { return l.id.starts_with("add_"); });
+  ASSERT_NE(first_add, lines.end());
+  EXPECT_EQ(first_add->score, "0.2500");
+  EXPECT_EQ(lines.front().score, "1.0000");
+  EXPECT_TRUE(lines.front().id.starts_with("mm_"));
+  for (auto l = lines.begin(); l != first_add; ++l) EXPECT_GE(std::stod(l->score), 0.25) << l->id;
+  const auto plain = prioritized({});
+  EXPECT_TRUE(plain.front().id.starts_with("add_"));  // without them, the given order breaks the tie
+}
+
+TEST(Order, AnExistingListsErrorNamesItsLine) {
+  TempFile list("bad.txt", "add.Tensor 2\nmm.default two\n");
+  auto r = cli({"prioritize", "--ops", "add.Tensor", "--existing", list.path.string()});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.err, HasSubstr(list.path.string() + ":2: expected `OP [COUNT]`, not 'mm.default two'"));
+}
+
+std::vector<std::string> item_ids(const std::filesystem::path& results) {
+  std::vector<std::string> out;
+  std::ifstream in(results);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j["type"] == "item") out.push_back(j["id"].get<std::string>());
+  }
+  return out;
+}
+
+// run and hunt run their samples in the order prioritize prints for the same selection.
+TEST(Order, RunAndHuntRunTheirSamplesInThePrioritizedOrder) {
+  TempFile results("order.jsonl", "");
+  auto r = cli(
+      {"run", "--ops", "add.Tensor,mm.default", "--max", "6", "--order", "diversity", "--out", results.path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(item_ids(results.path), ids(prioritized({"--no-invalid"}, "default")));
+
+  const auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_order_hunt_" + std::to_string(::getpid()));
+  for (const char* order : {"diversity", "random"}) {
+    std::filesystem::remove_all(dir);
+    auto h = cli({"hunt", "--ops", "add.Tensor,mm.default", "--configs", "default,half", "--max", "6", "--backends",
+                  "eager_cpu_fp64", "--order", order, "--order-seed", "3", "--out", dir.string()});
+    EXPECT_THAT(h.err, HasSubstr("order: 36 samples of 2 ops made in "));
+    EXPECT_EQ(item_ids(dir / "results.jsonl"), ids(prioritized({"--order", order, "--order-seed", "3"})));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace opsfuzz

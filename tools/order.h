@@ -1,0 +1,58 @@
+// The order a hunt, a run or prioritize puts SpecDB samples in (--order):
+//   given      op by op, each op's configurations in turn, each configuration's samples in index order
+//   diversity  OPERA's diversity-first order (generators/diversity_order.h) over every sample of the
+//              selection, the candidates of one op pooled over its configurations; each op weighed by
+//              its existing tests (--existing: 1 / (1 + tests), so ops a suite tests little come first)
+//   random     a shuffle drawn from --order-seed (the baseline the diversity order is measured against)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "generators/diversity_order.h"
+
+namespace CLI {
+class App;
+}
+
+namespace opsfuzz {
+
+struct Sample;
+class Spec;
+
+struct OrderOptions {
+  explicit OrderOptions(std::string order = "given") : order(std::move(order)) {}
+  std::string order;                  // given, diversity or random
+  uint64_t seed = 0;                  // of the random order
+  std::vector<std::string> existing;  // suites or op lists counting the tests each op already has
+  bool given() const { return order == "given"; }
+};
+
+// --order, --order-seed and --existing, `order` its default.
+void add_order_options(CLI::App* cmd, OrderOptions& o, const std::string& order);
+
+// The tests each op already has, by name as written ("add", "add.Tensor"; "aten::" dropped): each
+// test of a YAML suite (.yaml, .yml) counts for its op, and a list file's lines read `OP [COUNT]`
+// ('#' starts a comment). Throws with the file and line of what it cannot read.
+std::map<std::string, int64_t> existing_tests(const std::vector<std::string>& files);
+
+// Candidates collected sample by sample, then put in order.
+class CandidatePool {
+ public:
+  void add(const Spec& spec, const Sample& s);
+  size_t size() const { return candidates_.size(); }
+  size_t ops() const { return specs_.size(); }
+  // The candidates' indexes in the order `o` asks for, each with its score when chosen (diversity:
+  // its op's weight times the share of its classes not yet covered; 0 in the other orders).
+  std::vector<Ordered> order(const OrderOptions& o) const;
+
+ private:
+  std::vector<OrderCandidate> candidates_;
+  std::map<const Spec*, uint32_t> op_of_;
+  std::vector<const Spec*> specs_;  // by op index
+};
+
+}  // namespace opsfuzz
