@@ -135,11 +135,12 @@ void KeySet::clear() {
 
 size_t DiversityCounter::observe(const Sample& s) { return observe(s.metas); }
 
-std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas) {
-  const size_t n = metas.size();
+std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas, std::span<const uint64_t> extra) {
+  const size_t n = metas.size() + extra.size();
   std::vector<uint64_t> keys(n);
   keys.reserve(n + n * (n - 1) / 2);
-  for (size_t i = 0; i < n; ++i) keys[i] = mix(i, diversity_class(metas[i]));  // (argument, class)
+  for (size_t i = 0; i < n; ++i)  // (argument, class)
+    keys[i] = mix(i, i < metas.size() ? diversity_class(metas[i]) : extra[i - metas.size()]);
   // The keys of singles are mixed already: one step more makes a pair's (the rotation keeps
   // (a, b) and (b, a) apart).
   for (size_t i = 0; i < n; ++i)

@@ -37,8 +37,9 @@ struct Sample;
 uint64_t diversity_class(const MetaArg& m);
 
 // The keys of what a sample's metas cover: one per (argument, class), then one per (argument
-// pair, class pair), as DiversityCounter counts them.
-std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas);
+// pair, class pair), as DiversityCounter counts them. `extra` are the classes of arguments beyond
+// the metas, numbered after them (the diversity order's class of how a sample was generated).
+std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas, std::span<const uint64_t> extra = {});
 
 // A set of 64-bit keys, open addressing: counting covered classes must stay cheap next to
 // generating the samples.

@@ -1,11 +1,13 @@
 // OPERA's diversity-first order of operator instances (its prioritization; docs/hunt.md): each
 // candidate's score is its op's score times the share of its diversity keys (diversity.h: the
 // (argument, class) and (argument pair, class pair) it covers) that no candidate of its op chosen
-// before it covered. The highest score goes first, then its op's remaining candidates are scored
-// again. Greedy and lazy: a candidate's score only falls as its op's coverage grows, so a stale
-// score is an upper bound, and only a candidate popped with one is scored again (each choice
-// costs O(log n) plus the re-scorings it causes). Once no candidate adds a key, coverage starts
-// over, as additional-coverage prioritization does; ties keep the given order.
+// before it covered. The highest score goes first; of equal scores, the op with fewer candidates
+// chosen so far (so the ops' first all-new candidates come one op after another, not every
+// all-new candidate of the first op before the second op's first), then the given order. Once no
+// candidate adds a key, coverage starts over, as additional-coverage prioritization does.
+// Greedy and lazy: each op keeps its candidates in a heap of scores that are upper bounds (a
+// score only falls as its op's coverage grows), and only a stale top is scored again; the ops
+// compete through their best candidates, and a choice changes only its own op's.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 #include "hunt/apfd.h"
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,15 @@ std::optional<double> apfd(const std::vector<uint64_t>& firsts, uint64_t n) {
   }
   const double items = static_cast<double>(n), faults = static_cast<double>(firsts.size());
   return 1 - ranks / (items * faults) + 1 / (2 * items);
+}
+
+std::string apfd_line(const std::vector<uint64_t>& firsts, uint64_t items) {
+  const std::optional<double> value = hunt::apfd(firsts, items);
+  const std::string counted = std::to_string(firsts.size()) + " findings over " + std::to_string(items) + " items";
+  if (!value) return "APFD: none (" + counted + ")";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", *value);
+  return "APFD " + std::string(text) + " (" + counted + ")";
 }
 
 }  // namespace opsfuzz::hunt

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace opsfuzz::hunt {
@@ -14,5 +15,9 @@ namespace opsfuzz::hunt {
 // nullopt when there is no item or no finding (APFD measures nothing then). Throws
 // std::invalid_argument for a position outside the n items.
 std::optional<double> apfd(const std::vector<uint64_t>& firsts, uint64_t n);
+
+// The line a hunt ends with and `apfd` prints: "APFD 0.8123 (148 findings over 67560 items)", or
+// why there is none.
+std::string apfd_line(const std::vector<uint64_t>& firsts, uint64_t items);
 
 }  // namespace opsfuzz::hunt

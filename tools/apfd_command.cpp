@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -41,15 +40,6 @@ std::vector<std::pair<uint64_t, std::string>> first_items(const std::filesystem:
 
 }  // namespace
 
-std::string apfd_line(const std::vector<uint64_t>& firsts, uint64_t items) {
-  const std::optional<double> value = hunt::apfd(firsts, items);
-  const std::string counted = std::to_string(firsts.size()) + " findings over " + std::to_string(items) + " items";
-  if (!value) return "APFD: none (" + counted + ")";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", *value);
-  return "APFD " + std::string(text) + " (" + counted + ")";
-}
-
 int print_apfd(const ApfdCommand& o, std::ostream& out) {
   const std::filesystem::path dir(o.dir);
   std::vector<std::pair<uint64_t, std::string>> firsts = first_items(dir / "findings.jsonl");
@@ -59,7 +49,7 @@ int print_apfd(const ApfdCommand& o, std::ostream& out) {
   runner::for_each_item_record(results.string(), [&](const json&) { ++items; });
   std::vector<uint64_t> positions;
   for (const auto& [position, id] : firsts) positions.push_back(position);
-  out << apfd_line(positions, items) << "\n";
+  out << hunt::apfd_line(positions, items) << "\n";
   if (o.findings) {
     std::stable_sort(firsts.begin(), firsts.end());
     out << "first item  finding\n";

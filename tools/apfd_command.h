@@ -23,10 +23,6 @@ struct ApfdCommand {
 // Prints the APFD; throws std::runtime_error naming the file (and line) it cannot read.
 int print_apfd(const ApfdCommand& o, std::ostream& out);
 
-// The line the hunt ends with and `apfd` prints: "APFD 0.8123 (148 findings over 67560 items)",
-// or why there is none.
-std::string apfd_line(const std::vector<uint64_t>& firsts, uint64_t items);
-
 std::shared_ptr<void> add_apfd_command(CLI::App& app, std::function<int()>& command, std::ostream& out);
 
 }  // namespace opsfuzz

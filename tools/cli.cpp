@@ -9,6 +9,7 @@
 
 #include "engine/config.h"
 #include "tools/apfd_command.h"
+#include "tools/report_command.h"
 #include "tools/commands.h"
 #include "tools/describe.h"
 #include "tools/hunt_command.h"
@@ -216,6 +217,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto hunt_options = add_hunt_command(app, command, out, err);
   auto apfd_options = add_apfd_command(app, command, out);
   auto prioritize_options = add_prioritize_command(app, command, out, err);
+  auto report_options = add_report_command(app, command, out);
   auto describe_options = add_describe_command(app, command, out);
   std::vector<std::string> plugins;
   app.add_option("--load", plugins,

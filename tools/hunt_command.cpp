@@ -20,6 +20,7 @@
 #include "argtypes/text.h"
 #include "engine/config.h"
 #include "generators/generators.h"
+#include "hunt/apfd.h"
 #include "hunt/findings.h"
 #include "opcall/opcall.h"
 #include "opcall/pipes.h"
@@ -27,7 +28,6 @@
 #include "runner/run.h"
 #include "suite/ids.h"
 #include "suite/suite.h"
-#include "tools/apfd_command.h"
 #include "tools/merge.h"
 #include "tools/order.h"
 #include "tools/reproducers.h"
@@ -83,7 +83,7 @@ std::vector<Unit> ordered_units(const HuntCommand& o, const std::vector<SampleUn
   CandidatePool candidates;
   for (const SampleUnit& unit : chosen)
     for (Sample& s : unit_samples(unit, o.max, o.seed)) {
-      candidates.add(*unit.spec, s);
+      candidates.add(*unit.spec, s, unit.words);
       pool->emplace_back(std::move(s), unit.words);
     }
   const double made = std::chrono::duration<double>(Clock::now() - start).count();
@@ -361,6 +361,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
                     {"max", o.max},
                     {"seed", o.seed},
                     {"invalid", o.invalid},
+                    {"triage", o.triage},
                     {"order", o.order.order},
                     {"order_seed", o.order.seed},
                     {"existing", o.order.existing},
@@ -418,7 +419,7 @@ int run_hunt(const HuntCommand& o, std::ostream& out, std::ostream& err) {
       << " new); written to " << o.out << "\n";
   std::vector<uint64_t> firsts;
   for (const hunt::Finding& f : findings.all()) firsts.push_back(f.first);
-  out << apfd_line(firsts, position) << ": how early this order reached them (ops-fuzz apfd)\n";
+  out << hunt::apfd_line(firsts, position) << ": how early this order reached them (ops-fuzz apfd)\n";
   return fresh > 0 ? 1 : 0;
 }
 

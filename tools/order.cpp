@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <sstream>
 
@@ -68,10 +69,11 @@ std::map<std::string, int64_t> existing_tests(const std::vector<std::string>& fi
   return counts;
 }
 
-void CandidatePool::add(const Spec& spec, const Sample& s) {
+void CandidatePool::add(const Spec& spec, const Sample& s, const std::string& words) {
   const auto [it, fresh] = op_of_.try_emplace(&spec, static_cast<uint32_t>(specs_.size()));
   if (fresh) specs_.push_back(&spec);
-  candidates_.push_back({it->second, diversity_keys(s.metas)});
+  const uint64_t generation = std::hash<std::string>{}(words + (s.valid ? "" : "\ninvalid: " + s.violated));
+  candidates_.push_back({it->second, diversity_keys(s.metas, std::span(&generation, 1))});
 }
 
 std::vector<Ordered> CandidatePool::order(const OrderOptions& o) const {

@@ -42,7 +42,12 @@ std::map<std::string, int64_t> existing_tests(const std::vector<std::string>& fi
 // Candidates collected sample by sample, then put in order.
 class CandidatePool {
  public:
-  void add(const Spec& spec, const Sample& s);
+  // A sample of `spec` generated under the configuration `words` (--config words, "" for the
+  // default one). Its diversity keys are its arguments' classes and one more argument's: how it
+  // was generated — its configuration's words, and for an invalid sample the rule it breaks —
+  // since the classes of its arguments see neither values nor layouts (generators/diversity.h),
+  // and those are what a configuration changes.
+  void add(const Spec& spec, const Sample& s, const std::string& words);
   size_t size() const { return candidates_.size(); }
   size_t ops() const { return specs_.size(); }
   // The candidates' indexes in the order `o` asks for, each with its score when chosen (diversity:

@@ -27,7 +27,7 @@ int print_priorities(const PrioritizeCommand& o, std::ostream& out, std::ostream
   std::vector<std::string> ids;
   for (const SampleUnit& unit : units)
     for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
-      pool.add(*unit.spec, s);
+      pool.add(*unit.spec, s, unit.words);
       ids.push_back(unit_item_id(s, unit.words));
     }
   const double generating = seconds_since(start);

@@ -17,25 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "hunt/reproduction.h"
 #include "runner/run.h"
 
 namespace opsfuzz {
 namespace hunt {
 struct Finding;
 }
-
-struct Reproduction {
-  std::string yaml, py;                             // paths relative to the hunt's folder; "" when not written
-  std::string why_not;                              // why one of them is missing
-  bool yaml_reproduces = false;                     // running the YAML test gave the finding's key again
-  int64_t elements_before = 0, elements_after = 0;  // tensor input elements, first sample and reproducer
-  double seconds = 0;                               // shrinking and checking
-};
-
-// {"reproducers": {"yaml", "py"}, "shrunk": {"elements_before", "elements_after"}, ...}: the fields
-// a finding's line gets.
-nlohmann::json to_json(const Reproduction& r);
-Reproduction reproduction_from_json(const nlohmann::json& j);
 
 // Shrinks the finding's first sample (`origin`) and writes its reproducers under `dir`, running
 // candidates with `options` (its backends replaced by the finding's). A suite's test gets none.

@@ -66,7 +66,7 @@ std::vector<runner::Item> make_items(const RunCommand& o, std::ostream& err) {
     std::vector<runner::Item> samples;
     for (const Spec* spec : select_specs(o.selection))
       for (const Sample& s : sweep_samples(*spec, sampling)) {
-        if (!o.order.given()) pool.add(*spec, s);
+        if (!o.order.given()) pool.add(*spec, s, o.config);
         samples.push_back(runner::item_from_sample(s, o.config));
       }
     if (o.order.given()) std::move(samples.begin(), samples.end(), std::back_inserter(items));

@@ -41,6 +41,14 @@ TEST(DiversityOrder, EachOpCountsItsOwnCoverageWeighedByItsScore) {
   EXPECT_EQ(indexes(order), (std::vector<size_t>{2, 3, 0, 4, 1}));
 }
 
+TEST(DiversityOrder, OfEqualScoresTheOpWithFewerChosenGoesFirst) {
+  // Op 0's two candidates are both all new, as is op 1's one: op 1's comes between them.
+  const std::vector<OrderCandidate> c = {{0, {1}}, {0, {2}}, {1, {1}}};
+  const std::vector<Ordered> order = diversity_order(c, std::vector<double>{1.0, 1.0});
+  EXPECT_EQ(indexes(order), (std::vector<size_t>{0, 2, 1}));
+  for (const Ordered& o : order) EXPECT_DOUBLE_EQ(o.score, 1.0);
+}
+
 TEST(DiversityOrder, CandidatesWithoutKeysComeLastInTheGivenOrder) {
   const std::vector<OrderCandidate> c = {{0, {}}, {0, {7}}, {0, {}}};
   EXPECT_EQ(indexes(diversity_order(c, std::vector<double>{1.0})), (std::vector<size_t>{1, 0, 2}));
@@ -50,11 +58,12 @@ TEST(DiversityOrder, CandidatesWithoutKeysComeLastInTheGivenOrder) {
 }
 
 // The plain greedy: every remaining candidate scored against its op's coverage after every
-// choice; the highest score first, ties to the earlier; when the best adds nothing, coverage
-// starts over (and candidates without keys end the order as given).
+// choice; the highest score first, ties to the op with fewer chosen, then to the earlier; when the
+// best adds nothing, coverage starts over (and candidates without keys end the order as given).
 std::vector<size_t> plain_greedy(const std::vector<OrderCandidate>& c, const std::vector<double>& op_scores) {
   std::vector<std::set<uint64_t>> covered(op_scores.size());
   std::vector<bool> taken(c.size(), false);
+  std::vector<size_t> chosen(op_scores.size(), 0);
   std::vector<size_t> out;
   auto score = [&](size_t i) {
     if (c[i].keys.empty()) return 0.0;
@@ -62,16 +71,19 @@ std::vector<size_t> plain_greedy(const std::vector<OrderCandidate>& c, const std
     for (uint64_t k : c[i].keys) fresh += !covered[c[i].op].count(k);
     return op_scores[c[i].op] * static_cast<double>(fresh) / static_cast<double>(c[i].keys.size());
   };
+  auto better = [&](size_t i, size_t best, double best_score) {
+    return score(i) > best_score || (score(i) == best_score && chosen[c[i].op] < chosen[c[best].op]);
+  };
   while (out.size() < c.size()) {
     size_t best = c.size();
     double best_score = -1;
     for (size_t i = 0; i < c.size(); ++i)
-      if (!taken[i] && score(i) > best_score) best = i, best_score = score(i);
+      if (!taken[i] && (best == c.size() || better(i, best, best_score))) best = i, best_score = score(i);
     if (best_score == 0) {
       for (auto& s : covered) s.clear();
-      best_score = -1;
+      best = c.size();
       for (size_t i = 0; i < c.size(); ++i)
-        if (!taken[i] && score(i) > best_score) best = i, best_score = score(i);
+        if (!taken[i] && (best == c.size() || better(i, best, best_score))) best = i, best_score = score(i);
       if (best_score == 0) {
         for (size_t i = 0; i < c.size(); ++i)
           if (!taken[i]) out.push_back(i), taken[i] = true;
@@ -79,6 +91,7 @@ std::vector<size_t> plain_greedy(const std::vector<OrderCandidate>& c, const std
       }
     }
     taken[best] = true;
+    ++chosen[c[best].op];
     out.push_back(best);
     for (uint64_t k : c[best].keys) covered[c[best].op].insert(k);
   }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "hunt/apfd.h"
 #include "runner/results.h"
 #include "tests/tools/cli_run.h"
 #include "tools/apfd_command.h"
@@ -60,7 +61,7 @@ TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
   // How early the order reached its findings, as the hunt ends and as `apfd` reads its folder.
   std::vector<uint64_t> firsts;
   for (const auto& finding : findings) firsts.push_back(finding["first"].get<uint64_t>());
-  const std::string line = apfd_line(firsts, 60);
+  const std::string line = hunt::apfd_line(firsts, 60);
   EXPECT_THAT(line, HasSubstr("APFD 0.")) << line;
   EXPECT_THAT(r.out, HasSubstr(line));
   auto apfd = cli({"apfd", dir.string(), "--findings"});

@@ -98,6 +98,25 @@ TEST(Order, ExistingTestsPutAnOpsSamplesAfterTheOthers) {
   EXPECT_TRUE(plain.front().id.starts_with("add_"));  // without them, the given order breaks the tie
 }
 
+// A sample's keys see how it was generated: the same sample under another configuration covers
+// new keys (the configuration, and it beside each argument's class); under the same one, none.
+TEST(Order, ASamplesConfigurationIsOneOfItsClasses) {
+  OpSelection selection;
+  selection.ops = {"add.Tensor"};
+  const Spec& spec = *select_specs(selection).front();
+  const Sample s = unit_samples({&spec, "", false}, 1, 0).front();
+  CandidatePool pool;
+  pool.add(spec, s, "");
+  pool.add(spec, s, "");
+  pool.add(spec, s, "transposed");
+  const std::vector<Ordered> order = pool.order(OrderOptions("diversity"));
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[1].index, 2u);
+  EXPECT_GT(order[1].score, 0.0);
+  EXPECT_LT(order[1].score, 1.0);  // its arguments' classes are covered
+  EXPECT_EQ(order[2].index, 1u);   // nothing new: after coverage starts over
+}
+
 TEST(Order, AnExistingListsErrorNamesItsLine) {
   TempFile list("bad.txt", "add.Tensor 2\nmm.default two\n");
   auto r = cli({"prioritize", "--ops", "add.Tensor", "--existing", list.path.string()});
