@@ -154,6 +154,8 @@ std::map<std::string, json> finding_lines(const fs::path& path) {
 
 }  // namespace
 
+std::string order_of(const std::string& results) { return order_label(parameters(results)); }
+
 Report read_report(const std::string& source, const std::vector<std::string>& compared) {
   const Paths paths = paths_of(source);
   Report report;

@@ -68,8 +68,8 @@ std::string share_cell(const Counts& c) {
 }
 
 void summary(const Report& r, std::ostringstream& out) {
-  const auto fresh = std::count_if(r.findings.begin(), r.findings.end(),
-                                   [](const ReportFinding& f) { return !f.finding.known; });
+  const auto fresh =
+      std::count_if(r.findings.begin(), r.findings.end(), [](const ReportFinding& f) { return !f.finding.known; });
   out << "<h2>Summary</h2>\n<table>\n"
       << "<tr><th>items</th><td class=\"n\">" << r.items << "</td></tr>\n"
       << "<tr><th>baseline</th><td>" << escape(r.baseline) << "</td></tr>\n"
@@ -110,11 +110,11 @@ void findings_table(const Report& r, std::ostringstream& out) {
     const hunt::Finding& f = rf.finding;
     out << "<tr class=\"finding" << (f.known ? " known" : "") << "\" id=\"" << escape(f.id) << "\">"
         << "<td>" << escape(f.id) << "<br><small>" << escape(f.message) << "</small></td>"
-        << "<td title=\"" << escape(join(f.ops, ", ")) << "\">" << escape(ops_text(f)) << "</td><td>" << escape(f.backend) << "</td><td>"
-        << hunt::name(f.kind) << "</td><td>" << escape(f.blame.empty() ? "-" : f.blame) << "</td><td class=\"n\">"
-        << f.count << "</td><td class=\"n\">" << f.first + 1 << "</td><td>" << escape(join(f.configs, ", "))
-        << "</td><td>" << escape(join(f.dtypes, ", ")) << "</td><td>" << escape(f.known ? *f.known : "-")
-        << "</td><td>";
+        << "<td title=\"" << escape(join(f.ops, ", ")) << "\">" << escape(ops_text(f)) << "</td><td>"
+        << escape(f.backend) << "</td><td>" << hunt::name(f.kind) << "</td><td>"
+        << escape(f.blame.empty() ? "-" : f.blame) << "</td><td class=\"n\">" << f.count << "</td><td class=\"n\">"
+        << f.first + 1 << "</td><td>" << escape(join(f.configs, ", ")) << "</td><td>" << escape(join(f.dtypes, ", "))
+        << "</td><td>" << escape(f.known ? *f.known : "-") << "</td><td>";
     if (!rf.yaml.empty() || !rf.py.empty()) {
       const Reproduction& made = rf.reproduction;
       out << "<details><summary>" << (made.yaml_reproduces ? "reproduces" : "does not reproduce on demand") << ", "
@@ -167,7 +167,8 @@ struct Plot {
   bool log_x = false;
   static constexpr double kW = 640, kH = 300, kLeft = 56, kRight = 16, kTop = 12, kBottom = 40;
   double px(double x) const {
-    const double t = log_x ? (std::log10(x) - std::log10(x0)) / (std::log10(x1) - std::log10(x0)) : (x - x0) / (x1 - x0);
+    const double t =
+        log_x ? (std::log10(x) - std::log10(x0)) / (std::log10(x1) - std::log10(x0)) : (x - x0) / (x1 - x0);
     return kLeft + t * (kW - kLeft - kRight);
   }
   double py(double y) const { return kH - kBottom - (y - y0) / (y1 - y0) * (kH - kTop - kBottom); }
@@ -184,9 +185,8 @@ struct Plot {
         << "</text>";
     }
     s << "<text x=\"" << (kLeft + kW - kRight) / 2 << "\" y=\"" << kH - 6 << "\" text-anchor=\"middle\">"
-      << escape(xlabel) << "</text><text x=\"12\" y=\"" << (kTop + kH - kBottom) / 2
-      << "\" transform=\"rotate(-90 12 " << (kTop + kH - kBottom) / 2 << ")\" text-anchor=\"middle\">"
-      << escape(ylabel) << "</text>";
+      << escape(xlabel) << "</text><text x=\"12\" y=\"" << (kTop + kH - kBottom) / 2 << "\" transform=\"rotate(-90 12 "
+      << (kTop + kH - kBottom) / 2 << ")\" text-anchor=\"middle\">" << escape(ylabel) << "</text>";
     return s.str();
   }
 };
@@ -217,8 +217,8 @@ void findings_over_time(const Report& r, std::ostringstream& out) {
     std::ostringstream points;
     points << plot.px(0) << "," << plot.py(0);
     for (size_t i = 0; i < c.firsts.size(); ++i)
-      points << " " << plot.px(static_cast<double>(c.firsts[i] + 1)) << "," << plot.py(static_cast<double>(i))
-             << " " << plot.px(static_cast<double>(c.firsts[i] + 1)) << "," << plot.py(static_cast<double>(i + 1));
+      points << " " << plot.px(static_cast<double>(c.firsts[i] + 1)) << "," << plot.py(static_cast<double>(i)) << " "
+             << plot.px(static_cast<double>(c.firsts[i] + 1)) << "," << plot.py(static_cast<double>(i + 1));
     points << " " << plot.px(static_cast<double>(c.items)) << "," << plot.py(static_cast<double>(c.firsts.size()));
     out << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << kLineColours[k % std::size(kLineColours)]
         << "\" points=\"" << points.str() << "\"><title>" << escape(c.label) << "</title></polyline>";
@@ -261,8 +261,8 @@ void latency(const Report& r, std::ostringstream& out) {
 std::string html(const Report& r) {
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>opsfuzz report: "
-      << escape(r.source) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>opsfuzz report: "
-      << escape(r.source) << "</h1>\n";
+      << escape(r.source) << "</title>\n<style>" << kStyle
+      << "</style>\n</head>\n<body>\n<h1>opsfuzz report: " << escape(r.source) << "</h1>\n";
   summary(r, out);
   findings_over_time(r, out);
   latency(r, out);

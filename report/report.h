@@ -48,12 +48,16 @@ struct Report {
   uint64_t items = 0;
   std::map<std::string, std::map<std::string, uint64_t>> statuses;  // backend -> status -> sides
   std::vector<ReportFinding> findings;
-  std::map<std::string, uint64_t> set_aside;  // triage rule -> differences
-  std::map<std::string, std::map<std::string, Counts>> matrix;  // op -> backend -> outcomes
+  std::map<std::string, uint64_t> set_aside;                                              // triage rule -> differences
+  std::map<std::string, std::map<std::string, Counts>> matrix;                            // op -> backend -> outcomes
   std::map<std::pair<std::string, std::string>, std::map<std::string, Counts>> by_dtype;  // (op, dtype)
-  std::vector<Curve> curves;  // this order's first, then those compared with it
+  std::vector<Curve> curves;                                  // this order's first, then those compared with it
   std::map<std::string, std::vector<double>> latency_ratios;  // backend -> sorted ms / baseline ms
 };
+
+// The order a results file's items ran in, from its meta record: "diversity", "random (seed 3)",
+// "given" (a run without --order).
+std::string order_of(const std::string& results);
 
 // Reads a hunt's folder (results.jsonl, findings.jsonl, reproducers/) or a run's results file;
 // `compared` are other hunts' folders (or results files) whose orders the curves overlay. Throws

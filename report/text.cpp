@@ -34,9 +34,7 @@ template <class Range> std::string joined(const Range& parts, const std::string&
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   return joined(parts, separator);
 }
-std::string join(const std::set<std::string>& parts, const std::string& separator) {
-  return joined(parts, separator);
-}
+std::string join(const std::set<std::string>& parts, const std::string& separator) { return joined(parts, separator); }
 
 std::string fixed(double v, int digits) {
   char text[64];

@@ -163,6 +163,7 @@ RecordedItem item_from_record(const json& record) {
     SideResult side;
     side.status = parse_status(b.at("status").get<std::string>()).value_or(Status::Error);
     side.err = text_or_empty(b.at("err"));
+    if (b.contains("ms") && b["ms"].is_number()) side.ms = b["ms"].get<double>();
     base.res.assign(item.sides.size(), side);
     out.result.baseline = std::move(base);
   }

@@ -33,7 +33,8 @@ Diff diff_from_json(const nlohmann::json& j);
 // {"type": "item", "id", "test_type", "cases", "baseline", "backends"} plus our "origin" (a
 // SpecDB sample's op, seed, index, validity, config, violated constraint) and "not_compared".
 nlohmann::json item_record(const ItemResult& r);
-// An item record read back (run.h RecordedItem); throws nlohmann::json's errors on a malformed one.
+// An item record read back (run.h RecordedItem), the baseline's latency with it; throws
+// nlohmann::json's errors on a malformed one.
 RecordedItem item_from_record(const nlohmann::json& record);
 // {"type": "meta", "meta": {"format_name": "opdiff_run", "format_version": 1, "created_at",
 // "env": {versions}, "extra": {"yaml", "params"}}}.

@@ -1,6 +1,6 @@
-// ops-fuzz apfd DIR: how early a hunt's order reached its findings (hunt/apfd.h), from the
+// ops-fuzz apfd DIR...: how early a hunt's order reached its findings (hunt/apfd.h), from the
 // hunt's output folder: the items in DIR/results.jsonl and each finding's first item in
-// DIR/findings.jsonl.
+// DIR/findings.jsonl; several hunts of one selection in different orders, compared.
 #pragma once
 
 #include <functional>
@@ -16,8 +16,8 @@ class App;
 namespace opsfuzz {
 
 struct ApfdCommand {
-  std::string dir;        // a hunt's --out folder
-  bool findings = false;  // also list each finding's first item, earliest first
+  std::vector<std::string> dirs;  // hunts' --out folders: one, or several to compare
+  bool findings = false;          // also list each finding's first item, earliest first
 };
 
 // Prints the APFD; throws std::runtime_error naming the file (and line) it cannot read.

@@ -25,7 +25,10 @@ int write_report(const ReportCommand& o, std::ostream& out) {
   if (!o.html.empty()) write_file(o.html, report::html(r));
   if (!o.md.empty()) write_file(o.md, report::markdown(r));
   out << r.items << " items, " << r.findings.size() << " findings, " << r.matrix.size() << " ops: written to "
-      << (o.html.empty() ? o.md : o.md.empty() ? o.html : o.html + " and " + o.md) << "\n";
+      << (o.html.empty() ? o.md
+          : o.md.empty() ? o.html
+                         : o.html + " and " + o.md)
+      << "\n";
   return 0;
 }
 

@@ -32,6 +32,47 @@ std::vector<nlohmann::json> records(const std::filesystem::path& path) {
   return out;
 }
 
+// A hand-made hunt folder: n items run in `order` (its meta record says which), and its findings
+// as (id, first item).
+void write_hunt(const std::filesystem::path& dir, const std::string& order, uint64_t seed, int items,
+                const std::vector<std::pair<std::string, int>>& findings) {
+  std::filesystem::create_directories(dir);
+  std::ofstream results(dir / "results.jsonl");
+  results << nlohmann::json{{"type", "meta"},
+                            {"meta", {{"extra", {{"hunt", {{"order", order}, {"order_seed", seed}}}}}}}}
+          << "\n";
+  for (int k = 0; k < items; ++k) results << nlohmann::json{{"type", "item"}, {"id", std::to_string(k)}} << "\n";
+  std::ofstream out(dir / "findings.jsonl");
+  for (const auto& [id, first] : findings)
+    out << nlohmann::json{{"id", id},           {"op", id},   {"backend", "b"},
+                          {"kind", "mismatch"}, {"key", "k"}, {"first", first}}
+        << "\n";
+}
+
+// Three hunts of one selection compared over the first 8 items all ran (the fewest): f1, f2, f3
+// reached there by some; one not reached counts at item 9. Worked by hand:
+//   diversity  f1 1, f2 5, f3 9: APFD 1 - 15/24 + 1/16 = 0.4375
+//   random 1   f1 6, f2 9, f3 3: 1 - 18/24 + 1/16 = 0.3125
+//   random 2   f1 2, f2 9 (its item 10 is past 8), f3 9: 1 - 20/24 + 1/16 = 0.2292; mean 0.2708
+TEST(Apfd, ComparesOrdersOverTheItemsAllRan) {
+  auto base = std::filesystem::temp_directory_path() / ("opsfuzz_apfd_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  write_hunt(base / "d", "diversity", 0, 10, {{"f1", 0}, {"f2", 4}});
+  write_hunt(base / "r1", "random", 1, 8, {{"f3", 2}, {"f1", 5}});
+  write_hunt(base / "r2", "random", 2, 12, {{"f1", 1}, {"f2", 9}});
+  auto r = cli({"apfd", (base / "d").string(), (base / "r1").string(), (base / "r2").string(), "--findings"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("over the first 8 items every hunt ran, the 3 findings any of them reached there "
+                               "(one not reached counts at item 9):\n"));
+  EXPECT_THAT(r.out, HasSubstr("APFD 0.4375  reached 2  diversity: " + (base / "d").string() + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("APFD 0.3125  reached 2  random (seed 1): "));
+  EXPECT_THAT(r.out, HasSubstr("APFD 0.2292  reached 1  random (seed 2): "));
+  EXPECT_THAT(r.out, HasSubstr("APFD 0.2708  mean of 2 random orders\n"));
+  EXPECT_THAT(r.out, HasSubstr("finding\tdiversity\trandom (seed 1)\trandom (seed 2)\tmean random\n"
+                               "f1\t1\t6\t2\t4\nf2\t5\t-\t-\t9\nf3\t-\t3\t-\t6\n"));
+  std::filesystem::remove_all(base);
+}
+
 // Autograd's forward of masked_fill fails an internal assert when its inputs require grad, where
 // the plain call runs: one finding for all of its samples.
 TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
