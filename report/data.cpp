@@ -54,8 +54,9 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// The meta record's parameters: a hunt's ("hunt") or a run's ("params").
-json parameters(const fs::path& results) {
+}  // namespace
+
+json parameters(const std::string& results) {
   std::ifstream in(results);
   std::string line;
   if (!std::getline(in, line)) return json::object();
@@ -65,6 +66,8 @@ json parameters(const fs::path& results) {
   if (extra.contains("hunt")) return extra["hunt"];
   return extra.value("params", json::object());
 }
+
+namespace {
 
 // "diversity", "random (seed 3)", "given"; a run without --order ran in the given order.
 std::string order_label(const json& params) {
@@ -160,7 +163,7 @@ Report read_report(const std::string& source, const std::vector<std::string>& co
   const Paths paths = paths_of(source);
   Report report;
   report.source = source;
-  const json params = parameters(paths.results);
+  const json params = parameters(paths.results.string());
   report.baseline = params.value("baseline", json("")).is_string() ? params.value("baseline", "") : "";
   const hunt::Findings findings = replay(paths.results, params, report.items, [&](const runner::ItemResult& r) {
     if (report.backends.empty())
@@ -189,7 +192,7 @@ Report read_report(const std::string& source, const std::vector<std::string>& co
   for (const std::string& other : compared) {
     const Paths p = paths_of(other);
     uint64_t items = 0;
-    const json theirs_params = parameters(p.results);
+    const json theirs_params = parameters(p.results.string());
     const hunt::Findings theirs = replay(p.results, theirs_params, items);
     report.curves.push_back(curve_of(other, theirs, items, theirs_params));
   }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "hunt/findings.h"
 #include "hunt/reproduction.h"
 
@@ -54,6 +56,9 @@ struct Report {
   std::vector<Curve> curves;                                  // this order's first, then those compared with it
   std::map<std::string, std::vector<double>> latency_ratios;  // backend -> sorted ms / baseline ms
 };
+
+// The parameters of a results file's meta record: a hunt's ("hunt") or a run's ("params").
+nlohmann::json parameters(const std::string& results);
 
 // The order a results file's items ran in, from its meta record: "diversity", "random (seed 3)",
 // "given" (a run without --order).

@@ -29,6 +29,13 @@ struct Listed {
   std::string key;  // what makes it the same finding in another hunt: op, backend, kind and key
 };
 
+// A finding's identity across hunts: op, backend, kind and key (an unsupported one's op is
+// whichever it met first, and its key names none: hunt/findings.h).
+std::string identity(const std::string& op, const std::string& backend, const std::string& kind,
+                     const std::string& key) {
+  return (kind == "unsupported" ? "" : op) + " | " + backend + " | " + kind + " | " + key;
+}
+
 // The findings of a findings.jsonl, as listed; a line that is no finding is an error naming it.
 std::vector<Listed> listed_findings(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -43,10 +50,8 @@ std::vector<Listed> listed_findings(const std::filesystem::path& path) {
       throw std::runtime_error(path.string() + ":" + std::to_string(number) +
                                ": not a finding with its first item ('first')");
     const std::string kind = f.value("kind", "");
-    // An unsupported finding's op is whichever it met first: its key names no op (hunt/findings.h).
-    const std::string op = kind == "unsupported" ? "" : f.value("op", "");
     out.push_back({f["first"].get<uint64_t>(), f.value("id", ""),
-                   op + " | " + f.value("backend", "") + " | " + kind + " | " + f.value("key", "")});
+                   identity(f.value("op", ""), f.value("backend", ""), kind, f.value("key", ""))});
   }
   return out;
 }
@@ -63,6 +68,14 @@ Hunt read_hunt(const std::string& dir) {
   Hunt h{dir, report::order_of(results.string()), 0, listed_findings(std::filesystem::path(dir) / "findings.jsonl")};
   runner::for_each_item_record(results.string(), [&](const json&) { ++h.items; });
   return h;
+}
+
+// Hunts averaged together: those of one order ("random (seed 3)": "random"), or order files whose
+// names differ only in digits ("random3.txt": "random.txt").
+std::string order_group(const std::string& order) {
+  std::string group = order.substr(0, order.find(' '));
+  std::erase_if(group, [](char c) { return c >= '0' && c <= '9'; });
+  return group;
 }
 
 std::string four(double v) {
@@ -118,7 +131,7 @@ int print_compared(const std::vector<Hunt>& hunts, bool list, std::ostream& out)
     double ranks = 0;
     for (const std::string& key : keys) ranks += static_cast<double>(rank(k, key));
     apfds.push_back(1 - ranks / (items * m) + 1 / (2 * items));
-    by_order[hunts[k].order.substr(0, hunts[k].order.find(' '))].push_back(k);
+    by_order[order_group(hunts[k].order)].push_back(k);
     out << "APFD " << four(apfds.back()) << "  reached " << firsts[k].size() << "  " << hunts[k].order << ": "
         << hunts[k].dir << "\n";
   }
@@ -153,9 +166,60 @@ int print_compared(const std::vector<Hunt>& hunts, bool list, std::ostream& out)
   return 0;
 }
 
+// The item ids of an order file: the last field of each line (prioritize's `rank score item`).
+std::vector<std::string> order_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("--reorder: cannot read " + path);
+  std::vector<std::string> ids;
+  for (std::string line; std::getline(in, line);) {
+    const size_t end = line.find_last_not_of(" \t\r");
+    if (end == std::string::npos) continue;
+    const size_t start = line.find_last_of(" \t", end);
+    ids.push_back(line.substr(start == std::string::npos ? 0 : start + 1,
+                              end + 1 - (start == std::string::npos ? 0 : start + 1)));
+  }
+  return ids;
+}
+
+// The hunt a hunt's results would have been in another order: its items replayed in the order of
+// `ids` (ids not in the results are passed over, items not in `ids` left out), the first `limit`
+// of them (0: all). An item's outcome does not depend on when it runs, so this is the hunt that
+// order would have run, but for nondeterministic crashes.
+Hunt reordered(const std::map<std::string, runner::RecordedItem>& items, bool triage, const std::string& order,
+               uint64_t limit) {
+  hunt::Findings findings(!triage);
+  Hunt h{order, std::filesystem::path(order).filename().string(), 0, {}};
+  for (const std::string& id : order_file(order)) {
+    if (limit > 0 && h.items >= limit) break;
+    if (auto it = items.find(id); it != items.end()) findings.add(it->second.result, h.items++);
+  }
+  for (const hunt::Finding& f : findings.all())
+    h.findings.push_back({f.first, f.id, identity(f.op, f.backend, hunt::name(f.kind), f.key)});
+  return h;
+}
+
+int print_reordered(const ApfdCommand& o, std::ostream& out) {
+  const std::filesystem::path results = std::filesystem::path(o.dirs.front()) / "results.jsonl";
+  if (!std::filesystem::exists(results)) throw std::runtime_error("cannot read " + results.string());
+  std::map<std::string, runner::RecordedItem> items;
+  runner::for_each_item_record(results.string(), [&](const json& record) {
+    runner::RecordedItem item = runner::item_from_record(record);
+    const std::string id = item.item->id;
+    items.emplace(id, std::move(item));
+  });
+  const bool triage = report::parameters(results.string()).value("triage", true);
+  std::vector<Hunt> hunts;
+  for (const std::string& order : o.reorder) hunts.push_back(reordered(items, triage, order, o.limit));
+  return hunts.size() == 1 ? print_one(hunts.front(), o.findings, out) : print_compared(hunts, o.findings, out);
+}
+
 }  // namespace
 
 int print_apfd(const ApfdCommand& o, std::ostream& out) {
+  if (!o.reorder.empty()) {
+    if (o.dirs.size() != 1) throw UsageError("apfd --reorder: name one hunt's folder, whose results it replays");
+    return print_reordered(o, out);
+  }
   std::vector<Hunt> hunts;
   for (const std::string& dir : o.dirs) hunts.push_back(read_hunt(dir));
   if (hunts.empty()) throw UsageError("apfd: name a hunt's folder");
@@ -173,6 +237,12 @@ std::shared_ptr<void> add_apfd_command(CLI::App& app, std::function<int()>& comm
   cmd->add_option("DIR", o->dirs, "hunts' output folders (--out)")->required()->check(CLI::ExistingDirectory);
   cmd->add_flag("--findings", o->findings,
                 "also list each finding's first item (1-based): earliest first, or per folder when comparing");
+  cmd->add_option("--reorder", o->reorder,
+                  "replay the hunt's results in the order of this file (lines ending in item ids: prioritize's "
+                  "output) and measure it, as if the hunt had run so (an item's outcome does not depend on when it "
+                  "runs); several are compared, those whose names differ only in digits averaged")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--items", o->limit, "--reorder: only the first N items of the order (a budget)");
   cmd->callback([&command, o, &out] { command = [o, &out] { return print_apfd(*o, out); }; });
   return o;
 }

@@ -16,8 +16,10 @@ class App;
 namespace opsfuzz {
 
 struct ApfdCommand {
-  std::vector<std::string> dirs;  // hunts' --out folders: one, or several to compare
-  bool findings = false;          // also list each finding's first item, earliest first
+  std::vector<std::string> dirs;     // hunts' --out folders: one, or several to compare
+  std::vector<std::string> reorder;  // files of item ids: replay the one hunt's results in those orders
+  uint64_t limit = 0;                // --items: the first N of the order (0: all)
+  bool findings = false;             // also list each finding's first item, earliest first
 };
 
 // Prints the APFD; throws std::runtime_error naming the file (and line) it cannot read.

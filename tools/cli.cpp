@@ -9,6 +9,7 @@
 
 #include "engine/config.h"
 #include "tools/apfd_command.h"
+#include "tools/minimal_suites.h"
 #include "tools/report_command.h"
 #include "tools/commands.h"
 #include "tools/describe.h"
@@ -123,6 +124,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   add_selection(generate_cmd, gen.selection);
   add_generation(generate_cmd, gen.invalid, gen.seed, gen.max, gen.index, gen.config);
   generate_cmd->add_flag("--out", gen.with_out, "also generate out= tensors");
+  generate_cmd->add_flag("--minimal", gen.minimal,
+                         "per op, the fewest samples of a pool (--pool) covering every argument class the pool "
+                         "reaches (every dtype and type category of each tensor argument) and 90 % of its class "
+                         "pairs: a small suite to review (StableHLO's G1/G2)");
+  generate_cmd->add_option("--pool", gen.pool, "--minimal: the samples per op it chooses from")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  generate_cmd->add_option("--out-dir", gen.out_dir, "--minimal --format yaml: write one suite per op here");
   generate_cmd
       ->add_option("--format", format,
                    "summary (a table per op), jsonl (one sample a line) or yaml (a test suite for run-eager: "
@@ -133,7 +142,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     gen.format = format == "jsonl"  ? SampleFormat::Jsonl
                  : format == "yaml" ? SampleFormat::Yaml
                                     : SampleFormat::Summary;
-    command = [&] { return generate(gen, out, err); };
+    command = [&] { return gen.minimal ? generate_minimal(gen, out, err) : generate(gen, out, err); };
   });
 
   SweepCommand sw;

@@ -69,6 +69,9 @@ struct GenerateOptions {
   int64_t max = 100;
   int64_t index = -1;
   std::string config;
+  bool minimal = false;  // the fewest samples of a pool covering its classes (tools/minimal_suites.h)
+  int64_t pool = 1000;   // --minimal's pool per op
+  std::string out_dir;   // --minimal --format yaml: one suite per op there
 };
 
 struct SweepCommand {
@@ -87,6 +90,9 @@ struct CalibrateCommand {
 
 int list_specs(bool deviations, std::ostream& out);
 int generate(const GenerateOptions& o, std::ostream& out, std::ostream& err);
+struct Config;
+// --config words as a Config; a UsageError naming --config otherwise.
+Config parse_config(const std::string& words);
 int run_sweep(const SweepCommand& o, std::ostream& out, std::ostream& err);
 int run_calibrate(const CalibrateCommand& o, std::ostream& out, std::ostream& err);
 

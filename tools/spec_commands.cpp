@@ -22,13 +22,13 @@
 
 namespace opsfuzz {
 
-namespace {
-
 Config parse_config(const std::string& words) {
   try {
     return Config::parse(words);
   } catch (const std::invalid_argument& e) { throw UsageError(std::string("--config: ") + e.what()); }
 }
+
+namespace {
 
 // How a spec's joint constraints are solved under `cfg` ("" when it has none).
 std::string joint_mode(const Spec& spec, const Config& cfg) {

@@ -73,6 +73,47 @@ TEST(Apfd, ComparesOrdersOverTheItemsAllRan) {
   std::filesystem::remove_all(base);
 }
 
+// A hunt's results replayed in the order it ran give its own APFD; replayed in another order (the
+// hunt's ids reversed, in a file as prioritize prints them), the findings that order would meet.
+TEST(Apfd, ReplaysAHuntInAnotherOrder) {
+  auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_apfd_replay_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto hunt = cli({"hunt", "--ops", "masked_fill.Tensor,atan2.default", "--configs", "default", "--max", "20",
+                   "--backends", "eager_cpu_grad", "--order", "given", "--out", dir.string()});
+  ASSERT_EQ(hunt.code, 1) << hunt.err;
+  std::vector<std::string> ids;
+  runner::for_each_item_record((dir / "results.jsonl").string(),
+                               [&](const nlohmann::json& j) { ids.push_back(j["id"].get<std::string>()); });
+  ASSERT_EQ(ids.size(), 80u);  // 2 ops, valid and invalid samples
+  const auto given = dir / "given.txt", reversed = dir / "reversed.txt";
+  {
+    std::ofstream g(given), r(reversed);
+    g << "rank  score   item\n";
+    for (size_t k = 0; k < ids.size(); ++k) g << k + 1 << "  -  " << ids[k] << "\n";
+    for (size_t k = ids.size(); k-- > 0;) r << ids[k] << "\n";
+  }
+  auto same = cli({"apfd", dir.string(), "--reorder", given.string()});
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out, cli({"apfd", dir.string()}).out);  // its own order: its own APFD
+
+  const auto findings = records(dir / "findings.jsonl");
+  auto back = cli({"apfd", dir.string(), "--reorder", reversed.string(), "--findings"});
+  EXPECT_THAT(back.out, HasSubstr(std::to_string(findings.size()) + " findings over 80 items"));
+  for (const auto& f : findings) {  // its last sample in the hunt is its first backwards
+    size_t last = 0;
+    for (size_t k = 0; k < ids.size(); ++k)
+      for (const auto& sample : f["samples"])
+        if (sample == ids[k]) last = k;
+    if (f["count"].get<size_t>() <= f["samples"].size())
+      EXPECT_THAT(back.out, HasSubstr("\n" + std::to_string(ids.size() - last) + "  ")) << f["id"];
+  }
+  auto budget = cli({"apfd", dir.string(), "--reorder", reversed.string(), "--items", "10"});
+  EXPECT_THAT(budget.out, HasSubstr(" over 10 items"));
+  auto compared = cli({"apfd", dir.string(), "--reorder", given.string(), reversed.string()});
+  EXPECT_THAT(compared.out, HasSubstr("over the first 80 items every hunt ran"));
+  std::filesystem::remove_all(dir);
+}
+
 // Autograd's forward of masked_fill fails an internal assert when its inputs require grad, where
 // the plain call runs: one finding for all of its samples.
 TEST(Hunt, GroupsDifferencesIntoFindingsWrittenToItsFolder) {
