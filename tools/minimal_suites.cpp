@@ -16,6 +16,8 @@ namespace opsfuzz {
 
 namespace {
 
+constexpr double kPairShare = 0.9;  // StableHLO's G2: 90 % when all is impractical
+
 std::string joined(const std::set<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
@@ -61,14 +63,18 @@ int generate_minimal(const GenerateOptions& o, std::ostream& out, std::ostream& 
       err << spec->op() << ": no pool: " << e.what() << "\n";
       continue;
     }
-    const MinimalCover cover = minimal_cover(pool);
+    std::vector<CoverKeys> keys;
+    std::set<std::string> categories;
+    for (const Sample& s : pool) keys.push_back(review_keys(s));
+    const MinimalCover cover = minimal_cover(keys, kPairShare);
+    for (size_t i : cover.chosen)
+      for (const std::string& c : type_categories(pool[i])) categories.insert(c);
     chosen += cover.chosen.size(), singles += cover.singles, singles_total += cover.singles_total;
     pairs += cover.pairs, pairs_total += cover.pairs_total;
     if (summary) {
       std::snprintf(line, sizeof line, "%-30s %6zu %7zu %5zu/%-5zu %7zu/%-7zu %7s  %s\n", spec->op().c_str(),
                     pool.size(), cover.chosen.size(), cover.singles, cover.singles_total, cover.pairs,
-                    cover.pairs_total, percent(cover.pairs, cover.pairs_total).c_str(),
-                    joined(cover.categories).c_str());
+                    cover.pairs_total, percent(cover.pairs, cover.pairs_total).c_str(), joined(categories).c_str());
       out << line;
     } else if (o.format == SampleFormat::Jsonl) {
       for (size_t i : cover.chosen) out << to_json(*spec, pool[i]) << '\n';

@@ -11,12 +11,14 @@
 #include "bench/facto_rates.h"
 #include "generators/diversity.h"
 #include "generators/generators.h"
+#include "generators/minimal.h"
 #include "specs/db/db.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 namespace opsfuzz {
 namespace {
@@ -126,6 +128,58 @@ TEST(FactoComparison, OneRoundCoversMoreClassesThanFacto) {
     EXPECT_GT(t->pairs, facto.pairs);
     EXPECT_GE(static_cast<double>(t->met) / n, 0.9);
   }
+}
+
+// Minimal suites against FACTO (generators/minimal.h, `generate --minimal`): per op of FACTO's, a
+// pool of 1000 valid samples (seed 0, default configuration). How many of them reach the
+// diversity classes FACTO's round reaches — the greedy cover of FACTO's count of single classes —
+// against the samples of that round; and the minimal suite's size: every review class of the pool,
+// 90 % of their pairs, each type category the pool has.
+TEST(FactoComparison, MinimalSuitesNeedFewerSamplesThanARound) {
+  constexpr size_t kPool = 1000;
+  uint64_t round = 0, facto_single = 0, to_facto = 0, suite = 0, pairs = 0, pairs_total = 0;
+  size_t ops = 0, fewer = 0;
+  std::printf("%-32s %5s %6s %8s %6s %8s %7s\n", "op", "round", "FACTO", "ours for", "suite", "review", "pairs");
+  std::printf("%-32s %5s %6s %8s %6s %8s %7s\n", "", "", "single", "them", "", "single", "");
+  for (const auto& f : read_facto_rates(OPSFUZZ_FACTO_RATES)) {
+    const Spec* spec = find_spec(f.op);
+    if (!spec) continue;
+    const std::vector<Sample> pool = generate_samples(*spec, Config{}, 0, Validity::Valid, kPool);
+    std::vector<CoverKeys> diversity, review;
+    std::set<std::string> categories;
+    for (const Sample& s : pool) {
+      diversity.push_back(diversity_cover_keys(s));
+      review.push_back(review_keys(s));
+      for (const std::string& c : type_categories(s)) categories.insert(c);
+    }
+    const MinimalCover facto_cover = minimal_cover(diversity, 0.0, f.single);
+    const MinimalCover cover = minimal_cover(review, 0.9);
+    ASSERT_GE(facto_cover.singles, f.single) << f.op << ": the pool reaches fewer classes than FACTO's round";
+    EXPECT_EQ(cover.singles, cover.singles_total) << f.op;
+    EXPECT_GE(static_cast<double>(cover.pairs), 0.9 * static_cast<double>(cover.pairs_total)) << f.op;
+    std::set<std::string> covered;
+    for (size_t i : cover.chosen)
+      for (const std::string& c : type_categories(pool[i])) covered.insert(c);
+    EXPECT_EQ(covered, categories) << f.op << ": a type category of the pool is missing";
+    ++ops, fewer += facto_cover.chosen.size() < f.tuples_per_round;
+    round += f.tuples_per_round, facto_single += f.single, to_facto += facto_cover.chosen.size();
+    suite += cover.chosen.size(), pairs += cover.pairs, pairs_total += cover.pairs_total;
+    std::printf("%-32s %5llu %6llu %8zu %6zu %8zu %6.1f%%\n", f.op.c_str(),
+                static_cast<unsigned long long>(f.tuples_per_round), static_cast<unsigned long long>(f.single),
+                facto_cover.chosen.size(), cover.chosen.size(), cover.singles_total,
+                100.0 * static_cast<double>(cover.pairs) / static_cast<double>(std::max<size_t>(cover.pairs_total, 1)));
+  }
+  std::printf(
+      "over %zu ops: FACTO's rounds %llu samples for %llu single classes; ours %llu samples for as many "
+      "(fewer for %zu ops); minimal suites %llu samples, %.1f %% of their pool's review pairs\n",
+      ops, static_cast<unsigned long long>(round), static_cast<unsigned long long>(facto_single),
+      static_cast<unsigned long long>(to_facto), fewer, static_cast<unsigned long long>(suite),
+      100.0 * static_cast<double>(pairs) / static_cast<double>(pairs_total));
+  std::fflush(stdout);
+  RecordProperty("facto_round_samples", std::to_string(round));
+  RecordProperty("ours_for_facto_single", std::to_string(to_facto));
+  RecordProperty("minimal_suite_samples", std::to_string(suite));
+  EXPECT_LT(to_facto, round);
 }
 
 }  // namespace

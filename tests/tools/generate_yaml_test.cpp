@@ -4,8 +4,12 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
+#include <map>
+#include <fstream>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -391,6 +395,41 @@ TEST_F(GenerateYaml, TheCommandWritesASuiteThatRuns) {
   suite::Suite single = load(one.out);
   ASSERT_EQ(single.tests.size(), 1u);
   EXPECT_EQ(single.tests[0].id, "add_Tensor__valid__0007");
+}
+
+// --minimal: one suite per op, as many tests as its summary line says, each of the pool's type
+// categories in it, and every test runs.
+TEST_F(GenerateYaml, MinimalSuitesOnePerOpThatRun) {
+  auto summary = cli({"generate", "--minimal", "add.Tensor", "mm.default", "--pool", "300"});
+  ASSERT_EQ(summary.code, 0) << summary.err;
+  std::map<std::string, size_t> chosen;
+  std::istringstream lines(summary.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string op;
+    size_t pool = 0, n = 0;
+    if (words >> op >> pool >> n && op != "total") chosen[op] = n;
+  }
+  ASSERT_EQ(chosen.size(), 2u) << summary.out;
+  EXPECT_NE(summary.out.find("boolean,floating,integer"), std::string::npos) << summary.out;
+
+  auto refused = cli({"generate", "--minimal", "add.Tensor", "mm.default", "--format", "yaml"});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("--out-dir"), std::string::npos) << refused.err;
+
+  const auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_minimal_" + std::to_string(::getpid()));
+  auto r = cli({"generate", "--minimal", "add.Tensor", "mm.default", "--pool", "300", "--format", "yaml", "--out-dir",
+                dir.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& [op, n] : chosen) {
+    std::ifstream in(dir / (op == "add.Tensor" ? "add_Tensor.yaml" : "mm_default.yaml"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    suite::Suite s = load(text);
+    EXPECT_EQ(s.tests.size(), n) << op;
+    for (const auto& outcome : suite::testing::run_eager(s))
+      EXPECT_EQ(outcome.status, runner::Status::Ok) << outcome.id << ": " << outcome.message;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(GenerateYaml, AnOpWithoutInvalidSamplesGivesAnEmptySuite) {
