@@ -46,6 +46,17 @@ std::string joined(const std::vector<std::string>& list, const char* sep) {
 
 }  // namespace
 
+SpecInputs spec_inputs(const suite::Test& test, uint64_t run_seed) {
+  suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
+  opcall::Resolved call = opcall::resolve(test.op, inputs.args, inputs.kwargs);
+  const c10::FunctionSchema& schema = call.op->schema();
+  SpecInputs out;
+  out.overload = call.op->name();
+  out.spec = find_spec(spec_name(schema));
+  if (out.spec) out.values = in_spec_order(*out.spec, schema, call.stack);
+  return out;
+}
+
 TestCheck check_test(const suite::Test& test, uint64_t run_seed, const Config& cfg) {
   TestCheck check;
   check.id = test.id;
@@ -55,16 +66,13 @@ TestCheck check_test(const suite::Test& test, uint64_t run_seed, const Config& c
     return check;
   }
   try {
-    suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
-    opcall::Resolved call = opcall::resolve(test.op, inputs.args, inputs.kwargs);
-    const c10::FunctionSchema& schema = call.op->schema();
-    const Spec* spec = find_spec(spec_name(schema));
-    if (!spec) {
-      check.status = TestCheck::NoSpec, check.op = call.op->name();
+    SpecInputs inputs = spec_inputs(test, run_seed);
+    if (!inputs.spec) {
+      check.status = TestCheck::NoSpec, check.op = inputs.overload;
       return check;
     }
-    check.op = spec->op();
-    check.classification = classify(*spec, in_spec_order(*spec, schema, call.stack), cfg);
+    check.op = inputs.spec->op();
+    check.classification = classify(*inputs.spec, inputs.values, cfg);
     check.status = status_of(check.classification);
   } catch (const c10::Error& e) {
     check.status = TestCheck::Error, check.message = e.what_without_backtrace();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "generators/classify.h"
@@ -18,6 +19,16 @@ struct TestCheck {
   Classification classification;
   std::string message;  // an Error's cause; "a module" for a NoSpec module test
 };
+
+// A test's inputs materialized (seeded as run-eager seeds them), bound to the overload they call
+// (defaults filled), in the order of that overload's spec's arguments; no spec (and no values)
+// for an overload without one. Throws what materializing and binding throw. Not for a module test.
+struct SpecInputs {
+  const Spec* spec = nullptr;
+  std::string overload;  // "aten::add.Tensor"
+  std::vector<c10::IValue> values;
+};
+SpecInputs spec_inputs(const suite::Test& test, uint64_t run_seed);
 
 // Materializes the test's inputs (seeded as run-eager seeds them), binds them to the overload
 // they call (defaults filled), and classifies them by that overload's spec. Tests of modules

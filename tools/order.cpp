@@ -70,10 +70,14 @@ std::map<std::string, int64_t> existing_tests(const std::vector<std::string>& fi
 }
 
 void CandidatePool::add(const Spec& spec, const Sample& s, const std::string& words) {
+  add(spec, s.metas, words + (s.valid ? "" : "\ninvalid: " + s.violated));
+}
+
+void CandidatePool::add(const Spec& spec, std::span<const MetaArg> metas, const std::string& generation) {
   const auto [it, fresh] = op_of_.try_emplace(&spec, static_cast<uint32_t>(specs_.size()));
   if (fresh) specs_.push_back(&spec);
-  const uint64_t generation = std::hash<std::string>{}(words + (s.valid ? "" : "\ninvalid: " + s.violated));
-  candidates_.push_back({it->second, diversity_keys(s.metas, std::span(&generation, 1))});
+  const uint64_t generation_class = std::hash<std::string>{}(generation);
+  candidates_.push_back({it->second, diversity_keys(metas, std::span(&generation_class, 1))});
 }
 
 std::vector<Ordered> CandidatePool::order(const OrderOptions& o) const {

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "argtypes/meta_arg.h"
 #include "generators/diversity_order.h"
 
 namespace CLI {
@@ -48,6 +50,9 @@ class CandidatePool {
   // since the classes of its arguments see neither values nor layouts (generators/diversity.h),
   // and those are what a configuration changes.
   void add(const Spec& spec, const Sample& s, const std::string& words);
+  // A candidate of `spec` by its arguments' metas (a suite's test, observed), `generation` the
+  // class of how it was made.
+  void add(const Spec& spec, std::span<const MetaArg> metas, const std::string& generation);
   size_t size() const { return candidates_.size(); }
   size_t ops() const { return specs_.size(); }
   // The candidates' indexes in the order `o` asks for, each with its score when chosen (diversity:

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "generators/classify.h"
 #include "generators/generators.h"
+#include "suite/suite.h"
+#include "tools/check.h"
 
 namespace opsfuzz {
 
@@ -16,36 +19,71 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// The candidates to order and their ids; `left` are a suite's tests with no spec to read classes
+// by (a module, an op without a spec, inputs that cannot be made or bound): they come last.
+struct Candidates {
+  CandidatePool pool;
+  std::vector<std::string> ids, left;
+};
+
+void add_samples(const PrioritizeCommand& o, Candidates& c) {
+  OpSelection selection = o.selection;
+  if (selection.ops.empty() && selection.globs.empty()) selection.globs = {"*"};
+  for (const SampleUnit& unit : sample_units(selection, o.configs, o.invalid))
+    for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
+      c.pool.add(*unit.spec, s, unit.words);
+      c.ids.push_back(unit_item_id(s, unit.words));
+    }
+}
+
+// A suite's tests, their inputs made as `run` makes them (seed --seed) and read as the metas of
+// their op's spec (generators/classify.h).
+void add_tests(const std::string& path, uint64_t seed, Candidates& c) {
+  suite::LoadResult loaded = suite::read_suite(path);
+  if (loaded.diagnostics.has_errors())
+    throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
+  for (const suite::Test& test : loaded.suite.tests) {
+    try {
+      if (test.module) throw std::invalid_argument("a module");
+      const SpecInputs inputs = spec_inputs(test, seed);
+      if (!inputs.spec) throw std::invalid_argument("no spec");
+      std::vector<MetaArg> metas;
+      for (size_t a = 0; a < inputs.values.size(); ++a)
+        metas.push_back(observe(inputs.spec->args()[a], inputs.values[a]));
+      c.pool.add(*inputs.spec, metas, "suite");
+      c.ids.push_back(test.id);
+    } catch (const std::exception&) { c.left.push_back(test.id); }  // c10::Error is one too
+  }
+}
+
 }  // namespace
 
 int print_priorities(const PrioritizeCommand& o, std::ostream& out, std::ostream& err) {
-  OpSelection selection = o.selection;
-  if (selection.ops.empty() && selection.globs.empty()) selection.globs = {"*"};
-  const std::vector<SampleUnit> units = sample_units(selection, o.configs, o.invalid);
   const auto start = Clock::now();
-  CandidatePool pool;
-  std::vector<std::string> ids;
-  for (const SampleUnit& unit : units)
-    for (const Sample& s : unit_samples(unit, o.max, o.seed)) {
-      pool.add(*unit.spec, s, unit.words);
-      ids.push_back(unit_item_id(s, unit.words));
-    }
+  Candidates c;
+  for (const std::string& path : o.suites) add_tests(path, o.seed, c);
+  if (o.suites.empty() || !o.selection.ops.empty() || !o.selection.globs.empty()) add_samples(o, c);
   const double generating = seconds_since(start);
   const auto ordering_start = Clock::now();
-  const std::vector<Ordered> order = pool.order(o.order);
+  const std::vector<Ordered> order = c.pool.order(o.order);
   const double ordering = seconds_since(ordering_start);
   out << "rank  score   item\n";
-  for (size_t rank = 0; rank < order.size(); ++rank) {
+  size_t rank = 0;
+  for (const Ordered& next : order) {
     char score[16] = "-";
-    if (o.order.order == "diversity") std::snprintf(score, sizeof score, "%.4f", order[rank].score);
-    out << rank + 1 << "  " << score << "  " << ids[order[rank].index] << "\n";
+    if (o.order.order == "diversity") std::snprintf(score, sizeof score, "%.4f", next.score);
+    out << ++rank << "  " << score << "  " << c.ids[next.index] << "\n";
   }
-  char timing[160];
+  for (const std::string& id : c.left) out << ++rank << "  -  " << id << "\n";
+  char timing[200];
   std::snprintf(timing, sizeof timing,
-                "%zu candidates of %zu ops: generated in %.1f s, ordered in %.1f ms (%.2f ms per 10,000)\n",
-                pool.size(), pool.ops(), generating, 1e3 * ordering,
-                pool.size() == 0 ? 0.0 : 1e7 * ordering / static_cast<double>(pool.size()));
+                "%zu candidates of %zu ops: made in %.1f s, ordered in %.1f ms (%.2f ms per 10,000)\n", c.pool.size(),
+                c.pool.ops(), generating, 1e3 * ordering,
+                c.pool.size() == 0 ? 0.0 : 1e7 * ordering / static_cast<double>(c.pool.size()));
   err << timing;
+  if (!c.left.empty())
+    err << c.left.size() << " tests without a spec to read their classes by (modules, ops without one, inputs "
+        << "that cannot be made or bound) come last, in suite order\n";
   return 0;
 }
 
@@ -54,9 +92,12 @@ std::shared_ptr<void> add_prioritize_command(CLI::App& app, std::function<int()>
   auto o = std::make_shared<PrioritizeCommand>();
   auto* cmd = app.add_subcommand(
       "prioritize",
-      "prints the order of the SpecDB samples a hunt with these options would run, without running them; "
-      "--order diversity (the default) is OPERA's greedy, each sample scored by its op's weight (--existing) times "
-      "the share of its argument classes and class pairs that its op's samples chosen before it do not cover");
+      "prints the order of the SpecDB samples a hunt with these options would run (or of a YAML suite's tests), "
+      "without running them; --order diversity (the default) is OPERA's greedy, each sample scored by its op's "
+      "weight (--existing) times the share of its argument classes and class pairs that its op's samples chosen "
+      "before it do not cover");
+  cmd->add_option("SUITE", o->suites, "YAML suites whose tests to order (their inputs made with --seed)")
+      ->check(CLI::ExistingFile);
   add_sample_options(cmd, o->selection, o->configs, o->invalid, o->max, o->seed);
   add_order_options(cmd, o->order, "diversity");
   cmd->callback([&command, o, &out, &err] { command = [o, &out, &err] { return print_priorities(*o, out, err); }; });

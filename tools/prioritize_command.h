@@ -1,12 +1,13 @@
 // ops-fuzz prioritize: the order (tools/order.h; diversity unless told) of the SpecDB samples a hunt
-// with the same options would run, printed without running anything: each item id with its score
-// when chosen, the candidates of one op pooled over its configurations.
+// with the same options would run, or of a YAML suite's tests, printed without running anything:
+// each item id with its score when chosen, the candidates of one op pooled over its configurations.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "tools/hunt_command.h"
 #include "tools/order.h"
@@ -18,7 +19,8 @@ class App;
 namespace opsfuzz {
 
 struct PrioritizeCommand {
-  OpSelection selection;  // every spec when nothing is named
+  std::vector<std::string> suites;  // YAML suites whose tests to order
+  OpSelection selection;            // every spec when nothing (and no suite) is named
   std::string configs = HuntCommand{}.configs;
   bool invalid = true;
   int64_t max = 20;

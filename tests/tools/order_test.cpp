@@ -117,6 +117,32 @@ TEST(Order, ASamplesConfigurationIsOneOfItsClasses) {
   EXPECT_EQ(order[2].index, 1u);   // nothing new: after coverage starts over
 }
 
+// A suite's tests are ordered by the classes of their inputs, read back by their op's spec: a suite
+// of generated samples comes in the order of the samples themselves, with the same scores; a test
+// with no spec to read it by comes last.
+TEST(Order, ASuitesTestsInTheOrderOfTheirSamples) {
+  auto generated = cli({"generate", "add.Tensor", "mm.default", "--max", "6", "--format", "yaml"});
+  ASSERT_EQ(generated.code, 0) << generated.err;
+  TempFile suite("prioritize_suite.yaml", generated.out);
+  auto r = cli({"prioritize", suite.path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string header, line;
+  std::getline(in, header);
+  std::vector<std::string> tests;
+  while (std::getline(in, line)) tests.push_back(line.substr(line.find("  ") + 2));  // "score  id"
+  std::vector<std::string> samples;
+  for (const Line& l : prioritized({"--no-invalid"}, "default")) samples.push_back(l.score + "  " + l.id);
+  EXPECT_EQ(tests, samples);
+
+  TempFile modules("prioritize_modules.yaml",
+                   "tests:\n  - id: lin\n    op: {type: module, path: torch.nn.Linear, args: [3, 2]}\n"
+                   "    in: [{type: tensor, shape: [2, 3], dtype: float32}]\n");
+  auto left = cli({"prioritize", modules.path.string()});
+  EXPECT_THAT(left.out, HasSubstr("1  -  lin\n"));
+  EXPECT_THAT(left.err, HasSubstr("1 tests without a spec"));
+}
+
 TEST(Order, AnExistingListsErrorNamesItsLine) {
   TempFile list("bad.txt", "add.Tensor 2\nmm.default two\n");
   auto r = cli({"prioritize", "--ops", "add.Tensor", "--existing", list.path.string()});
