@@ -13,6 +13,7 @@
 #include "runner/op_facts.h"
 #include "runner/values.h"
 #include "suite/modules.h"
+#include "opcall/gaps.h"
 
 namespace opsfuzz::runner {
 namespace {
@@ -292,14 +293,14 @@ enum Layout { strided, transposed, channels_last, layouts };
 constexpr const char* layout_names[] = {"strided", "transposed", "channels_last"};
 
 // Every other element along the last dim of size > 1, from offset 1 (a non-zero storage offset
-// too); undefined when no dim has size > 1.
+// too), the gaps holding the gap value (opcall/gaps.h); undefined when no dim has size > 1.
 at::Tensor strided_copy(const at::Tensor& t) {
   int64_t dim = t.dim() - 1;
   while (dim >= 0 && t.size(dim) <= 1) --dim;
   if (dim < 0) return {};
   std::vector<int64_t> sizes = t.sizes().vec();
   sizes[dim] = 2 * sizes[dim];
-  at::Tensor view = at::empty(sizes, t.options()).slice(dim, 1, sizes[dim], 2);
+  at::Tensor view = opcall::gap_filled(sizes, t.options()).slice(dim, 1, sizes[dim], 2);
   return view.copy_(t);
 }
 

@@ -11,6 +11,7 @@
 
 #include "argtypes/argtypes.h"
 #include "argtypes/rng.h"
+#include "opcall/gaps.h"
 
 namespace opsfuzz::suite {
 
@@ -127,7 +128,7 @@ at::Tensor laid_out(const Node& n, const at::Tensor& values) {
   const bool empty = std::find(n.shape.begin(), n.shape.end(), 0) != n.shape.end();
   int64_t extent = n.storage_offset + (empty ? 0 : 1);  // storage elements the view reaches
   for (size_t d = 0; d < strides.size() && !empty; ++d) extent += strides[d] * (n.shape[d] - 1);
-  at::Tensor out = at::zeros({extent}, values.options()).as_strided(n.shape, strides, n.storage_offset);
+  at::Tensor out = opcall::gap_filled({extent}, values.options()).as_strided(n.shape, strides, n.storage_offset);
   out.copy_(values.detach());
   return values.requires_grad() ? out.requires_grad_(true) : out;
 }
