@@ -49,7 +49,7 @@ void add_shard_option(CLI::App* cmd, Shard& shard, const std::string& unit) {
   cmd->add_option_function<std::string>(
          "--shard", [&shard](const std::string& text) { shard = parse_shard(text); },
          "only shard I of N (0-based): the " + unit +
-             "s k (in selection order) with k % N == I, the same split on "
+             "s k (in the order they run) with k % N == I, the same split on "
              "every machine; ops-fuzz merge joins the shards' results")
       ->check(valid);
 }
