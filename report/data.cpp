@@ -35,6 +35,17 @@ uint64_t Counts::total() const {
   return t;
 }
 
+json parameters(const std::string& results) {
+  std::ifstream in(results);
+  std::string line;
+  if (!std::getline(in, line)) return json::object();
+  json meta = json::parse(line, nullptr, false);
+  if (meta.is_discarded() || meta.value("type", "") != "meta") return json::object();
+  const json extra = meta.value("meta", json::object()).value("extra", json::object());
+  if (extra.contains("hunt")) return extra["hunt"];
+  return extra.value("params", json::object());
+}
+
 namespace {
 
 struct Paths {
@@ -53,21 +64,6 @@ std::string read_text(const fs::path& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-}  // namespace
-
-json parameters(const std::string& results) {
-  std::ifstream in(results);
-  std::string line;
-  if (!std::getline(in, line)) return json::object();
-  json meta = json::parse(line, nullptr, false);
-  if (meta.is_discarded() || meta.value("type", "") != "meta") return json::object();
-  const json extra = meta["meta"].value("extra", json::object());
-  if (extra.contains("hunt")) return extra["hunt"];
-  return extra.value("params", json::object());
-}
-
-namespace {
 
 // "diversity", "random (seed 3)", "given"; a run without --order ran in the given order.
 std::string order_label(const json& params) {
