@@ -106,15 +106,38 @@ std::vector<Unit> ordered_units(const HuntCommand& o, const std::vector<SampleUn
   return out;
 }
 
+suite::Suite valid_suite(const std::string& path) {
+  suite::LoadResult loaded = suite::read_suite(path);
+  if (loaded.diagnostics.has_errors())
+    throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
+  return std::move(loaded.suite);
+}
+
+// The suites' items, all of them, in the order --order asks for; items no spec reads (modules,
+// ops without a spec) last, in suite order.
+std::vector<runner::Item> ordered_suite_items(const HuntCommand& o) {
+  CandidatePool pool;
+  std::vector<runner::Item> all, read, left;
+  for (const std::string& path : o.suites) {
+    const suite::Suite suite = valid_suite(path);
+    std::vector<runner::Item> items = runner::items_from_suite(suite, path, suite::IdFilter(""), o.seed);
+    const std::vector<runner::SuiteItem> tests = runner::suite_items(suite, suite::IdFilter(""));
+    for (size_t k = 0; k < items.size(); ++k)
+      (pool.add(*tests[k].sides.front(), o.seed) ? read : left).push_back(std::move(items[k]));
+  }
+  for (const Ordered& next : pool.order(o.order)) all.push_back(std::move(read[next.index]));
+  std::move(left.begin(), left.end(), std::back_inserter(all));
+  return all;
+}
+
 std::vector<Unit> units(const HuntCommand& o, std::ostream& err) {
   std::vector<Unit> out;
-  for (const std::string& path : o.suites)
-    out.push_back([path, seed = o.seed] {
-      suite::LoadResult loaded = suite::read_suite(path);
-      if (loaded.diagnostics.has_errors())
-        throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
-      return runner::items_from_suite(loaded.suite, path, suite::IdFilter(""), seed);
-    });
+  if (!o.order.given() && !o.suites.empty()) out.push_back([&o] { return ordered_suite_items(o); });
+  else
+    for (const std::string& path : o.suites)
+      out.push_back([path, seed = o.seed] {
+        return runner::items_from_suite(valid_suite(path), path, suite::IdFilter(""), seed);
+      });
   OpSelection selection = o.selection;
   if (selection.ops.empty() && selection.globs.empty()) {
     if (!o.suites.empty()) return out;

@@ -41,7 +41,7 @@ struct HuntCommand {
   bool triage = true;               // set aside the mismatches triage explains (runner/triage.h); counted per rule
   bool resume = false;              // carry on from DIR/results.jsonl: its items are not run again
   Shard shard;                      // item k of the hunt's order runs in shard k % N
-  OrderOptions order{"diversity"};  // of the SpecDB samples, after the suites' tests (in suite order)
+  OrderOptions order{"diversity"};  // of the suites' items, then (apart) of the SpecDB samples
 };
 
 // The hunt's SpecDB work, op by op: each op under each configuration of --configs ("default", or

@@ -11,7 +11,9 @@
 #include "generators/diversity.h"
 #include "generators/generators.h"
 #include "specs/model/spec.h"
+#include "generators/classify.h"
 #include "suite/suite.h"
+#include "tools/check.h"
 #include "tools/commands.h"
 
 namespace opsfuzz {
@@ -78,6 +80,19 @@ void CandidatePool::add(const Spec& spec, std::span<const MetaArg> metas, const 
   if (fresh) specs_.push_back(&spec);
   const uint64_t generation_class = std::hash<std::string>{}(generation);
   candidates_.push_back({it->second, diversity_keys(metas, std::span(&generation_class, 1))});
+}
+
+bool CandidatePool::add(const suite::Test& test, uint64_t seed) {
+  if (test.module) return false;
+  try {
+    const SpecInputs inputs = spec_inputs(test, seed);
+    if (!inputs.spec) return false;
+    std::vector<MetaArg> metas;
+    for (size_t a = 0; a < inputs.values.size(); ++a)
+      metas.push_back(observe(inputs.spec->args()[a], inputs.values[a]));
+    add(*inputs.spec, metas, "suite");
+    return true;
+  } catch (const std::exception&) { return false; }  // c10::Error is one too
 }
 
 std::vector<Ordered> CandidatePool::order(const OrderOptions& o) const {

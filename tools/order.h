@@ -24,6 +24,9 @@ namespace opsfuzz {
 
 struct Sample;
 class Spec;
+namespace suite {
+struct Test;
+}
 
 struct OrderOptions {
   explicit OrderOptions(std::string order = "given") : order(std::move(order)) {}
@@ -53,6 +56,10 @@ class CandidatePool {
   // A candidate of `spec` by its arguments' metas (a suite's test, observed), `generation` the
   // class of how it was made.
   void add(const Spec& spec, std::span<const MetaArg> metas, const std::string& generation);
+  // A suite's test: its inputs made as `run` makes them (`seed`) and read back as the metas of its
+  // op's spec (generators/classify.h). False, and nothing added, when no spec reads them (a module,
+  // an op without a spec, inputs that cannot be made or bound).
+  bool add(const suite::Test& test, uint64_t seed);
   size_t size() const { return candidates_.size(); }
   size_t ops() const { return specs_.size(); }
   // The candidates' indexes in the order `o` asks for, each with its score when chosen (diversity:

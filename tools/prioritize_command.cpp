@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "generators/classify.h"
 #include "generators/generators.h"
+#include "runner/run.h"
+#include "suite/ids.h"
 #include "suite/suite.h"
-#include "tools/check.h"
 
 namespace opsfuzz {
 
@@ -36,24 +36,13 @@ void add_samples(const PrioritizeCommand& o, Candidates& c) {
     }
 }
 
-// A suite's tests, their inputs made as `run` makes them (seed --seed) and read as the metas of
-// their op's spec (generators/classify.h).
+// A suite's items (a pair test is one item), each read by its first test (CandidatePool::add).
 void add_tests(const std::string& path, uint64_t seed, Candidates& c) {
   suite::LoadResult loaded = suite::read_suite(path);
   if (loaded.diagnostics.has_errors())
     throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
-  for (const suite::Test& test : loaded.suite.tests) {
-    try {
-      if (test.module) throw std::invalid_argument("a module");
-      const SpecInputs inputs = spec_inputs(test, seed);
-      if (!inputs.spec) throw std::invalid_argument("no spec");
-      std::vector<MetaArg> metas;
-      for (size_t a = 0; a < inputs.values.size(); ++a)
-        metas.push_back(observe(inputs.spec->args()[a], inputs.values[a]));
-      c.pool.add(*inputs.spec, metas, "suite");
-      c.ids.push_back(test.id);
-    } catch (const std::exception&) { c.left.push_back(test.id); }  // c10::Error is one too
-  }
+  for (const runner::SuiteItem& item : runner::suite_items(loaded.suite, suite::IdFilter("")))
+    (c.pool.add(*item.sides.front(), seed) ? c.ids : c.left).push_back(item.id);
 }
 
 }  // namespace

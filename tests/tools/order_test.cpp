@@ -117,6 +117,16 @@ TEST(Order, ASamplesConfigurationIsOneOfItsClasses) {
   EXPECT_EQ(order[2].index, 1u);   // nothing new: after coverage starts over
 }
 
+std::vector<std::string> item_ids(const std::filesystem::path& results) {
+  std::vector<std::string> out;
+  std::ifstream in(results);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j["type"] == "item") out.push_back(j["id"].get<std::string>());
+  }
+  return out;
+}
+
 // A suite's tests are ordered by the classes of their inputs, read back by their op's spec: a suite
 // of generated samples comes in the order of the samples themselves, with the same scores; a test
 // with no spec to read it by comes last.
@@ -134,6 +144,22 @@ TEST(Order, ASuitesTestsInTheOrderOfTheirSamples) {
   std::vector<std::string> samples;
   for (const Line& l : prioritized({"--no-invalid"}, "default")) samples.push_back(l.score + "  " + l.id);
   EXPECT_EQ(tests, samples);
+  // A hunt runs a suite's items in that order too, or as the suite lists them with --order given.
+  const auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_order_suite_" + std::to_string(::getpid()));
+  std::vector<std::string> prioritized_ids, listed;
+  for (const std::string& t : tests) prioritized_ids.push_back(t.substr(t.find("  ") + 2));
+  for (const char* order : {"diversity", "given"}) {
+    std::filesystem::remove_all(dir);
+    auto h =
+        cli({"hunt", suite.path.string(), "--backends", "eager_cpu_fp64", "--order", order, "--out", dir.string()});
+    ASSERT_EQ(h.code, 0) << h.err;
+    (std::string(order) == "given" ? listed : tests) = item_ids(dir / "results.jsonl");
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(tests, prioritized_ids);
+  ASSERT_EQ(listed.size(), 12u);
+  EXPECT_EQ(listed.front(), "add_Tensor__valid__0000");
+  EXPECT_EQ(listed.back(), "mm_default__valid__0005");
 
   TempFile modules("prioritize_modules.yaml",
                    "tests:\n  - id: lin\n    op: {type: module, path: torch.nn.Linear, args: [3, 2]}\n"
@@ -148,16 +174,6 @@ TEST(Order, AnExistingListsErrorNamesItsLine) {
   auto r = cli({"prioritize", "--ops", "add.Tensor", "--existing", list.path.string()});
   EXPECT_NE(r.code, 0);
   EXPECT_THAT(r.err, HasSubstr(list.path.string() + ":2: expected `OP [COUNT]`, not 'mm.default two'"));
-}
-
-std::vector<std::string> item_ids(const std::filesystem::path& results) {
-  std::vector<std::string> out;
-  std::ifstream in(results);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j["type"] == "item") out.push_back(j["id"].get<std::string>());
-  }
-  return out;
 }
 
 // run and hunt run their samples in the order prioritize prints for the same selection.
