@@ -4,14 +4,13 @@
 
 #include <fstream>
 #include <functional>
-#include <numeric>
 #include <sstream>
 
 #include "argtypes/rng.h"
+#include "generators/classify.h"
 #include "generators/diversity.h"
 #include "generators/generators.h"
 #include "specs/model/spec.h"
-#include "generators/classify.h"
 #include "suite/suite.h"
 #include "tools/check.h"
 #include "tools/commands.h"
