@@ -16,14 +16,22 @@ std::vector<std::string> split(std::string_view text, char sep) {
   return parts;
 }
 
-std::string join(std::span<const std::string> parts, std::string_view sep) {
+namespace {
+
+template <class Range> std::string joined(const Range& parts, std::string_view sep) {
   std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
+  bool first = true;
+  for (const std::string& part : parts) {
+    if (!first) out += sep;
+    out += part, first = false;
   }
   return out;
 }
+
+}  // namespace
+
+std::string join(std::span<const std::string> parts, std::string_view sep) { return joined(parts, sep); }
+std::string join(const std::set<std::string>& parts, std::string_view sep) { return joined(parts, sep); }
 
 std::string shell_quote(std::string_view word) {
   if (!word.empty() && word.find_first_of(" \t\n'\"*?[]{}();&|<>$`\\!#~") == std::string_view::npos)

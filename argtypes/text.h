@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,8 +12,9 @@ namespace opsfuzz {
 
 // The non-empty parts of `text` between separators: split("a;;b", ';') is {"a", "b"}.
 std::vector<std::string> split(std::string_view text, char sep);
-// The parts with `sep` between them.
+// The parts with `sep` between them (a set's in its order).
 std::string join(std::span<const std::string> parts, std::string_view sep = ", ");
+std::string join(const std::set<std::string>& parts, std::string_view sep = ", ");
 // A word for a POSIX shell: as it is when it holds nothing the shell reads, else in single
 // quotes, each single quote inside written '\''.
 std::string shell_quote(std::string_view word);

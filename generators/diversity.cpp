@@ -135,16 +135,20 @@ void KeySet::clear() {
 
 size_t DiversityCounter::observe(const Sample& s) { return observe(s.metas); }
 
+void append_pair_keys(std::vector<uint64_t>& keys, size_t singles) {
+  keys.reserve(keys.size() + singles * (singles - 1) / 2);
+  // The keys of singles are mixed already: one step more makes a pair's (the rotation keeps
+  // (a, b) and (b, a) apart).
+  for (size_t i = 0; i < singles; ++i)
+    for (size_t j = i + 1; j < singles; ++j) keys.push_back(mix64(keys[i] ^ std::rotl(keys[j], 23)));
+}
+
 std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas, std::span<const uint64_t> extra) {
   const size_t n = metas.size() + extra.size();
   std::vector<uint64_t> keys(n);
-  keys.reserve(n + n * (n - 1) / 2);
   for (size_t i = 0; i < n; ++i)  // (argument, class)
     keys[i] = mix(i, i < metas.size() ? diversity_class(metas[i]) : extra[i - metas.size()]);
-  // The keys of singles are mixed already: one step more makes a pair's (the rotation keeps
-  // (a, b) and (b, a) apart).
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j) keys.push_back(mix64(keys[i] ^ std::rotl(keys[j], 23)));
+  append_pair_keys(keys, n);
   return keys;
 }
 

@@ -40,6 +40,9 @@ uint64_t diversity_class(const MetaArg& m);
 // pair, class pair), as DiversityCounter counts them. `extra` are the classes of arguments beyond
 // the metas, numbered after them (the diversity order's class of how a sample was generated).
 std::vector<uint64_t> diversity_keys(std::span<const MetaArg> metas, std::span<const uint64_t> extra = {});
+// Appends to `keys`, whose first `singles` are mixed single keys, one key per pair of them (i < j,
+// in order): what covering two classes at once is.
+void append_pair_keys(std::vector<uint64_t>& keys, size_t singles);
 
 // A set of 64-bit keys, open addressing: counting covered classes must stay cheap next to
 // generating the samples.

@@ -55,14 +55,10 @@ std::vector<uint64_t> factors(const MetaArg& m) {
   return {diversity_class(m)};
 }
 
-// The pairs of a sample's classes, each class a mixed single key; the rotation keeps (a, b) and
-// (b, a) apart.
-CoverKeys with_pairs(std::vector<uint64_t> singles) {
-  CoverKeys k{std::move(singles), {}};
-  for (size_t i = 0; i < k.singles.size(); ++i)
-    for (size_t j = i + 1; j < k.singles.size(); ++j)
-      k.pairs.push_back(mix64(k.singles[i] ^ std::rotl(k.singles[j], 23)));
-  return k;
+// Keys laid out as singles then their pairs, apart.
+CoverKeys split_at(const std::vector<uint64_t>& keys, size_t singles) {
+  const auto split = keys.begin() + static_cast<std::ptrdiff_t>(singles);
+  return {{keys.begin(), split}, {split, keys.end()}};
 }
 
 }  // namespace
@@ -73,14 +69,12 @@ CoverKeys review_keys(const Sample& s) {
     const std::vector<uint64_t> values = factors(s.metas[arg]);
     for (size_t f = 0; f < values.size(); ++f) singles.push_back(mix64(mix64(arg * 16 + f) ^ values[f]));
   }
-  return with_pairs(std::move(singles));
+  const size_t n = singles.size();
+  append_pair_keys(singles, n);
+  return split_at(singles, n);
 }
 
-CoverKeys diversity_cover_keys(const Sample& s) {
-  std::vector<uint64_t> all = diversity_keys(s.metas);
-  const auto split = all.begin() + static_cast<std::ptrdiff_t>(s.metas.size());
-  return {{all.begin(), split}, {split, all.end()}};
-}
+CoverKeys diversity_cover_keys(const Sample& s) { return split_at(diversity_keys(s.metas), s.metas.size()); }
 
 std::set<std::string> type_categories(const Sample& s) {
   std::set<std::string> out;

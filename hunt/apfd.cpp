@@ -6,16 +6,16 @@
 
 namespace opsfuzz::hunt {
 
-std::optional<double> apfd(const std::vector<uint64_t>& firsts, uint64_t n) {
-  if (n == 0 || firsts.empty()) return std::nullopt;
-  double ranks = 0;  // TF_1 + ... + TF_m
+std::optional<double> apfd(const std::vector<uint64_t>& firsts, uint64_t n, uint64_t unreached) {
+  if (n == 0 || firsts.size() + unreached == 0) return std::nullopt;
+  double ranks = static_cast<double>(unreached) * static_cast<double>(n + 1);  // TF_1 + ... + TF_m
   for (uint64_t first : firsts) {
     if (first >= n)
       throw std::invalid_argument("a finding opens at position " + std::to_string(first) + ", past the " +
                                   std::to_string(n) + " items run");
     ranks += static_cast<double>(first + 1);
   }
-  const double items = static_cast<double>(n), faults = static_cast<double>(firsts.size());
+  const double items = static_cast<double>(n), faults = static_cast<double>(firsts.size() + unreached);
   return 1 - ranks / (items * faults) + 1 / (2 * items);
 }
 

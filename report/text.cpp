@@ -21,21 +21,6 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-namespace {
-
-template <class Range> std::string joined(const Range& parts, const std::string& separator) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
-  return out;
-}
-
-}  // namespace
-
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  return joined(parts, separator);
-}
-std::string join(const std::set<std::string>& parts, const std::string& separator) { return joined(parts, separator); }
-
 std::string fixed(double v, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, v);

@@ -7,14 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "argtypes/text.h"  // join
 #include "report/report.h"
 
 namespace opsfuzz::report {
 
 // `text` with &, <, >, " and ' as HTML entities.
 std::string escape(const std::string& text);
-std::string join(const std::vector<std::string>& parts, const std::string& separator);
-std::string join(const std::set<std::string>& parts, const std::string& separator);
 std::string fixed(double v, int digits);
 // 1234 as "1.2k", 0.25 as "0.25", 3 as "3": axis labels.
 std::string short_number(double v);

@@ -84,15 +84,20 @@ std::string four(double v) {
   return text;
 }
 
+// Findings by their first items, earliest first (of equal ones, as listed).
+std::vector<Listed> earliest_first(std::vector<Listed> findings) {
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Listed& a, const Listed& b) { return a.first < b.first; });
+  return findings;
+}
+
 int print_one(const Hunt& h, bool list, std::ostream& out) {
   std::vector<uint64_t> positions;
   for (const Listed& f : h.findings) positions.push_back(f.first);
   out << hunt::apfd_line(positions, h.items) << "\n";
   if (list) {
-    std::vector<Listed> sorted = h.findings;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Listed& a, const Listed& b) { return a.first < b.first; });
     out << "first item  finding\n";
-    for (const Listed& f : sorted) out << f.first + 1 << "  " << f.id << "\n";
+    for (const Listed& f : earliest_first(h.findings)) out << f.first + 1 << "  " << f.id << "\n";
   }
   return 0;
 }
@@ -106,9 +111,7 @@ int print_compared(const std::vector<Hunt>& hunts, bool list, std::ostream& out)
   std::map<std::string, std::string> id_of;
   std::vector<std::map<std::string, uint64_t>> firsts(hunts.size());  // 1-based, reached within n
   for (size_t k = 0; k < hunts.size(); ++k) {
-    std::vector<Listed> sorted = hunts[k].findings;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Listed& a, const Listed& b) { return a.first < b.first; });
-    for (const Listed& f : sorted)
+    for (const Listed& f : earliest_first(hunts[k].findings))
       if (f.first < n) {
         firsts[k][f.key] = f.first + 1;
         if (id_of.emplace(f.key, f.id).second) keys.push_back(f.key);
@@ -122,15 +125,14 @@ int print_compared(const std::vector<Hunt>& hunts, bool list, std::ostream& out)
     auto it = firsts[k].find(key);
     return it == firsts[k].end() ? n + 1 : it->second;
   };
-  const double m = static_cast<double>(keys.size()), items = static_cast<double>(n);
   std::map<std::string, std::vector<size_t>> by_order;  // the hunts of each order
   out << "over the first " << n << " items every hunt ran, the " << keys.size()
       << " findings any of them reached there (one not reached counts at item " << n + 1 << "):\n";
   std::vector<double> apfds;
   for (size_t k = 0; k < hunts.size(); ++k) {
-    double ranks = 0;
-    for (const std::string& key : keys) ranks += static_cast<double>(rank(k, key));
-    apfds.push_back(1 - ranks / (items * m) + 1 / (2 * items));
+    std::vector<uint64_t> positions;  // 0-based, of the findings it reached
+    for (const auto& [key, first] : firsts[k]) positions.push_back(first - 1);
+    apfds.push_back(*hunt::apfd(positions, n, keys.size() - positions.size()));
     by_order[order_group(hunts[k].order)].push_back(k);
     out << "APFD " << four(apfds.back()) << "  reached " << firsts[k].size() << "  " << hunts[k].order << ": "
         << hunts[k].dir << "\n";

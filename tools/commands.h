@@ -16,6 +16,10 @@ class App;
 
 namespace opsfuzz {
 
+namespace suite {
+struct Suite;
+}
+
 // A problem of the command line (exit code 2), reported with the command's name.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -102,6 +106,8 @@ struct SuiteCommand {
   uint64_t seed = 0;
 };
 int validate_yaml(const SuiteCommand& o, std::ostream& out, std::ostream& err);
+// The suite at `path`; a std::runtime_error naming it, with its diagnostics, when it is not valid.
+suite::Suite valid_suite(const std::string& path);
 int list_tests(const SuiteCommand& o, std::ostream& out, std::ostream& err);
 int run_eager(const SuiteCommand& o, std::ostream& out, std::ostream& err);
 

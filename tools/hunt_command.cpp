@@ -106,13 +106,6 @@ std::vector<Unit> ordered_units(const HuntCommand& o, const std::vector<SampleUn
   return out;
 }
 
-suite::Suite valid_suite(const std::string& path) {
-  suite::LoadResult loaded = suite::read_suite(path);
-  if (loaded.diagnostics.has_errors())
-    throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
-  return std::move(loaded.suite);
-}
-
 // The suites' items, all of them, in the order --order asks for; items no spec reads (modules,
 // ops without a spec) last, in suite order.
 std::vector<runner::Item> ordered_suite_items(const HuntCommand& o) {

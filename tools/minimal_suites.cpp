@@ -18,12 +18,6 @@ namespace {
 
 constexpr double kPairShare = 0.9;  // StableHLO's G2: 90 % when all is impractical
 
-std::string joined(const std::set<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out.empty() ? "-" : out;
-}
-
 std::string percent(size_t part, size_t whole) {
   char text[16];
   std::snprintf(text, sizeof text, "%.1f%%", whole == 0 ? 100.0 : 100.0 * static_cast<double>(part) / whole);
@@ -74,7 +68,8 @@ int generate_minimal(const GenerateOptions& o, std::ostream& out, std::ostream& 
     if (summary) {
       std::snprintf(line, sizeof line, "%-30s %6zu %7zu %5zu/%-5zu %7zu/%-7zu %7s  %s\n", spec->op().c_str(),
                     pool.size(), cover.chosen.size(), cover.singles, cover.singles_total, cover.pairs,
-                    cover.pairs_total, percent(cover.pairs, cover.pairs_total).c_str(), joined(categories).c_str());
+                    cover.pairs_total, percent(cover.pairs, cover.pairs_total).c_str(),
+                    (categories.empty() ? std::string("-") : join(categories, ",")).c_str());
       out << line;
     } else if (o.format == SampleFormat::Jsonl) {
       for (size_t i : cover.chosen) out << to_json(*spec, pool[i]) << '\n';

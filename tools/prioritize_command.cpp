@@ -38,10 +38,8 @@ void add_samples(const PrioritizeCommand& o, Candidates& c) {
 
 // A suite's items (a pair test is one item), each read by its first test (CandidatePool::add).
 void add_tests(const std::string& path, uint64_t seed, Candidates& c) {
-  suite::LoadResult loaded = suite::read_suite(path);
-  if (loaded.diagnostics.has_errors())
-    throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
-  for (const runner::SuiteItem& item : runner::suite_items(loaded.suite, suite::IdFilter("")))
+  const suite::Suite suite = valid_suite(path);
+  for (const runner::SuiteItem& item : runner::suite_items(suite, suite::IdFilter("")))
     (c.pool.add(*item.sides.front(), seed) ? c.ids : c.left).push_back(item.id);
 }
 

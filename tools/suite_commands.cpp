@@ -11,6 +11,13 @@
 
 namespace opsfuzz {
 
+suite::Suite valid_suite(const std::string& path) {
+  suite::LoadResult loaded = suite::read_suite(path);
+  if (loaded.diagnostics.has_errors())
+    throw std::runtime_error(path + ": the suite is not valid\n" + loaded.diagnostics.str());
+  return std::move(loaded.suite);
+}
+
 namespace {
 
 // Loads the suite, printing its errors and warnings; nullopt when it is invalid.

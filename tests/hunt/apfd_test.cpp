@@ -24,6 +24,14 @@ TEST(Apfd, EarlierIsHigherAndTheBoundsAreReached) {
   EXPECT_DOUBLE_EQ(*apfd({999}, 1000), 0.0005);            // near 0: found at the last item
 }
 
+// Findings an order did not reach count at rank n + 1: one found at item 1 of 4 and one not found,
+// 1 - (1 + 5) / (4 * 2) + 1/8 = 0.375; none found at all, 1 - 5/4 + 1/8 = -0.125.
+TEST(Apfd, UnreachedFindingsCountPastTheLastItem) {
+  EXPECT_DOUBLE_EQ(*apfd({0}, 4, 1), 0.375);
+  EXPECT_DOUBLE_EQ(*apfd({}, 4, 1), -0.125);
+  EXPECT_DOUBLE_EQ(*apfd({0, 2}, 4, 0), *apfd({0, 2}, 4));
+}
+
 TEST(Apfd, NothingToMeasure) {
   EXPECT_FALSE(apfd({}, 10));
   EXPECT_FALSE(apfd({0}, 0));

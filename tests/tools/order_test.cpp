@@ -1,4 +1,5 @@
-// --order of hunt, run and prioritize: given, diversity (weighed by --existing) and random.
+// ops-fuzz prioritize, and --order of hunt, run and prioritize: given, diversity (weighed by
+// --existing) and random.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -24,22 +25,28 @@ using ::testing::HasSubstr;
 
 struct Line {
   size_t rank;
-  std::string score;
+  std::string score;  // "-" outside the diversity order
   std::string id;
+  bool operator==(const Line&) const = default;
 };
 
-// The order of the samples of two ops, 6 per configuration: default and half, and invalid ones.
-std::vector<Line> prioritized(std::vector<std::string> args, const std::string& configs = "default,half") {
-  args.insert(args.begin(), {"prioritize", "--ops", "add.Tensor,mm.default", "--configs", configs, "--max", "6"});
-  auto r = cli(args);
-  EXPECT_EQ(r.code, 0) << r.err;
-  std::istringstream in(r.out);
+// prioritize's output: its header, then `rank score item` lines.
+std::vector<Line> lines_of(const std::string& out) {
+  std::istringstream in(out);
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header, "rank  score   item");
   std::vector<Line> lines;
   for (Line l; in >> l.rank >> l.score >> l.id;) lines.push_back(l);
   return lines;
+}
+
+// The order of the samples of two ops, 6 per configuration: default and half, and invalid ones.
+std::vector<Line> prioritized(std::vector<std::string> args, const std::string& configs = "default,half") {
+  args.insert(args.begin(), {"prioritize", "--ops", "add.Tensor,mm.default", "--configs", configs, "--max", "6"});
+  auto r = cli(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return lines_of(r.out);
 }
 
 std::vector<std::string> ids(const std::vector<Line>& lines) {
@@ -56,6 +63,31 @@ struct TempFile {
   }
   ~TempFile() { std::filesystem::remove(path); }
 };
+
+// prioritize: the diversity order of the samples a hunt with the same options runs.
+TEST(Prioritize, OrdersEveryItemTheHuntRunsOnceNewClassesFirst) {
+  const std::vector<std::string> args = {
+      "prioritize", "--ops", "add.Tensor,mm.default", "--configs", "default,half,transposed", "--max", "8"};
+  auto r = cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<Line> lines = lines_of(r.out);
+  // The hunt's items: two ops, three configurations and invalid samples, 8 each.
+  std::set<std::string> expected;
+  OpSelection selection;
+  selection.ops = {"add.Tensor", "mm.default"};
+  for (const SampleUnit& unit : sample_units(selection, "default,half,transposed", true))
+    for (const Sample& s : unit_samples(unit, 8, 0)) expected.insert(unit_item_id(s, unit.words));
+  std::set<std::string> ids;
+  for (const Line& l : lines) ids.insert(l.id);
+  EXPECT_EQ(ids, expected);
+  EXPECT_EQ(lines.size(), expected.size());  // each once
+  for (size_t k = 0; k < lines.size(); ++k) EXPECT_EQ(lines[k].rank, k + 1);
+  // Each op's first sample covers only new classes.
+  ASSERT_FALSE(lines.empty());
+  EXPECT_DOUBLE_EQ(std::stod(lines[0].score), 1.0);
+  EXPECT_THAT(r.err, ::testing::HasSubstr(std::to_string(lines.size()) + " candidates of 2 ops"));
+  EXPECT_EQ(cli(args).out, r.out);  // deterministic
+}
 
 TEST(Order, GivenIsTheHuntsOpByOpOrder) {
   std::vector<std::string> expected;
@@ -136,27 +168,20 @@ TEST(Order, ASuitesTestsInTheOrderOfTheirSamples) {
   TempFile suite("prioritize_suite.yaml", generated.out);
   auto r = cli({"prioritize", suite.path.string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  std::istringstream in(r.out);
-  std::string header, line;
-  std::getline(in, header);
-  std::vector<std::string> tests;
-  while (std::getline(in, line)) tests.push_back(line.substr(line.find("  ") + 2));  // "score  id"
-  std::vector<std::string> samples;
-  for (const Line& l : prioritized({"--no-invalid"}, "default")) samples.push_back(l.score + "  " + l.id);
-  EXPECT_EQ(tests, samples);
+  const std::vector<Line> tests = lines_of(r.out);
+  EXPECT_EQ(tests, prioritized({"--no-invalid"}, "default"));
   // A hunt runs a suite's items in that order too, or as the suite lists them with --order given.
   const auto dir = std::filesystem::temp_directory_path() / ("opsfuzz_order_suite_" + std::to_string(::getpid()));
-  std::vector<std::string> prioritized_ids, listed;
-  for (const std::string& t : tests) prioritized_ids.push_back(t.substr(t.find("  ") + 2));
+  std::vector<std::string> hunted, listed;
   for (const char* order : {"diversity", "given"}) {
     std::filesystem::remove_all(dir);
     auto h =
         cli({"hunt", suite.path.string(), "--backends", "eager_cpu_fp64", "--order", order, "--out", dir.string()});
     ASSERT_EQ(h.code, 0) << h.err;
-    (std::string(order) == "given" ? listed : tests) = item_ids(dir / "results.jsonl");
+    (std::string(order) == "given" ? listed : hunted) = item_ids(dir / "results.jsonl");
   }
   std::filesystem::remove_all(dir);
-  EXPECT_EQ(tests, prioritized_ids);
+  EXPECT_EQ(hunted, ids(tests));
   ASSERT_EQ(listed.size(), 12u);
   EXPECT_EQ(listed.front(), "add_Tensor__valid__0000");
   EXPECT_EQ(listed.back(), "mm_default__valid__0005");
