@@ -83,6 +83,8 @@ class ArgumentTupleGenerator {
   std::string why_ended() const;
   const GenerationStats& stats() const { return stats_; }
   uint64_t tuples_per_round() const;  // samples in the first round (after one round has run)
+  // Whether the last sample ended a round: the next one begins another pass over the task plan.
+  bool round_done() const { return task_ == tasks_.size(); }
 
   // A valid candidate that covers no argument class or class pair the stream has not covered
   // yet is drawn again, up to kRedraws times, so that the first samples cover more classes

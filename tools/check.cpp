@@ -46,15 +46,19 @@ std::string joined(const std::vector<std::string>& list, const char* sep) {
 
 }  // namespace
 
-SpecInputs spec_inputs(const suite::Test& test, uint64_t run_seed) {
-  suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
-  opcall::Resolved call = opcall::resolve(test.op, inputs.args, inputs.kwargs);
+SpecInputs bind_to_spec(std::string_view op, const opcall::Stack& args, const opcall::Kwargs& kwargs) {
+  opcall::Resolved call = opcall::resolve(op, args, kwargs);
   const c10::FunctionSchema& schema = call.op->schema();
   SpecInputs out;
   out.overload = call.op->name();
   out.spec = find_spec(spec_name(schema));
   if (out.spec) out.values = in_spec_order(*out.spec, schema, call.stack);
   return out;
+}
+
+SpecInputs spec_inputs(const suite::Test& test, uint64_t run_seed) {
+  suite::Inputs inputs = suite::materialize_inputs(test, run_seed);
+  return bind_to_spec(test.op, inputs.args, inputs.kwargs);
 }
 
 TestCheck check_test(const suite::Test& test, uint64_t run_seed, const Config& cfg) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "opcall/opcall.h"
 #include "generators/classify.h"
 #include "suite/model.h"
 
@@ -29,6 +30,9 @@ struct SpecInputs {
   std::vector<c10::IValue> values;
 };
 SpecInputs spec_inputs(const suite::Test& test, uint64_t run_seed);
+// The same for arguments given as values: bound to the overload `op` names (or, without an
+// overload, the first that takes them). Throws opcall's LookupError and BindError.
+SpecInputs bind_to_spec(std::string_view op, const opcall::Stack& args, const opcall::Kwargs& kwargs);
 
 // Materializes the test's inputs (seeded as run-eager seeds them), binds them to the overload
 // they call (defaults filled), and classifies them by that overload's spec. Tests of modules
