@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include <boost/uuid/detail/sha1.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "runner/results.h"
 
@@ -14,9 +16,25 @@ using Json = nlohmann::ordered_json;
 
 Json number(double d) { return runner::json_number(d); }  // "nan", "inf", "-inf" as strings
 
-// dtype, shape, strides and a few statistics of the values (computed in double).
+// The SHA-1 of a tensor's values in row-major order, as their bytes in memory: what tells two
+// samples' tensors apart bit for bit (Python: hashlib.sha1 of the contiguous tensor's bytes).
+std::string values_sha1(const at::Tensor& t) {
+  at::Tensor c = t.contiguous();
+  boost::uuids::detail::sha1 hash;
+  hash.process_bytes(c.data_ptr(), c.numel() * c.element_size());
+  boost::uuids::detail::sha1::digest_type digest;
+  hash.get_digest(digest);
+  char hex[41];
+  for (int i = 0; i < 5; ++i) std::snprintf(hex + 8 * i, 9, "%08x", digest[i]);
+  return hex;
+}
+
+// dtype, shape, strides, the values' digest and a few statistics of them (computed in double).
 Json tensor_json(const at::Tensor& t) {
-  Json j = {{"dtype", name(t.scalar_type())}, {"shape", t.sizes().vec()}, {"strides", t.strides().vec()}};
+  Json j = {{"dtype", name(t.scalar_type())},
+            {"shape", t.sizes().vec()},
+            {"strides", t.strides().vec()},
+            {"sha1", values_sha1(t)}};
   if (t.numel() > 0 && !t.is_complex()) {
     at::Tensor d = t.to(at::kDouble).flatten();
     const double* p = d.data_ptr<double>();

@@ -58,8 +58,10 @@ def _arguments(command, positional, options):
 
 
 def _records(path):
+    """A JSONL file's records, but the run's description (a record with "meta")."""
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        records = (json.loads(line) for line in f if line.strip())
+        return [r for r in records if "meta" not in r]
 
 
 def _run_command(args):
@@ -80,7 +82,8 @@ def hunt(out, *suites, **options):
 def run(suite=None, **options):
     """`ops-fuzz run [SUITE]` with its options as keywords (ops="add.*", max=5,
     backends="eager_cpu_fp64", baseline="eager_cpu", ...). Returns the result records (opdiff's
-    JSONL, one per item and backend) as dicts; they are also kept in `out` when it is given."""
+    JSONL, one per item, its backends' results in it) as dicts; they are also kept in `out` (with
+    the run's description first) when it is given."""
     positional = [suite] if suite is not None else []
     if options.get("out"):
         _run_command(_arguments("run", positional, options))
