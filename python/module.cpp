@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "generators/classify.h"
 #include "generators/generators.h"
@@ -47,24 +48,24 @@ class Stream {
         gen_(spec_, parse_config(config == "default" ? "" : config), seed, valid ? Validity::Valid : Validity::Invalid,
              with_out) {}
 
-  // The next sample into `s`, and the round it belongs to (the first is 0); false at the end.
-  bool next(Sample& s, uint64_t& round) {
-    if (pending_) {
-      s = std::move(*pending_), round = pending_round_;
-      pending_.reset();
-      return true;
+  // The next sample (in a buffer the call after overwrites), nullptr at the end; `round` is the
+  // round it belongs to (the first is 0).
+  const Sample* next(uint64_t& round) {
+    if (std::exchange(put_back_, false)) {
+      round = round_;
+      return &sample_;
     }
     bool ok;
     {
       py::gil_scoped_release release;
-      ok = gen_.next(s);
+      ok = gen_.next(sample_);
     }
-    round = gen_.stats().rounds;
-    return ok;
+    round = round_ = gen_.stats().rounds;
+    return ok ? &sample_ : nullptr;
   }
-  // Gives `s` back: next() returns it again.
-  void put_back(Sample s, uint64_t round) { pending_ = std::move(s), pending_round_ = round; }
-  bool round_done() const { return !pending_ && gen_.round_done(); }
+  // Gives the last sample back: next() returns it again, with the same round.
+  void put_back() { put_back_ = true; }
+  bool round_done() const { return !put_back_ && gen_.round_done(); }
 
   PySample to_python(const Sample& s) const {
     PySample p;
@@ -91,8 +92,9 @@ class Stream {
  private:
   const Spec& spec_;
   ArgumentTupleGenerator gen_;
-  std::optional<Sample> pending_;
-  uint64_t pending_round_ = 0;
+  Sample sample_;  // the last sample: reused, so that its vectors keep their capacity
+  uint64_t round_ = 0;  // its round
+  bool put_back_ = false;
 };
 
 // opsfuzz.generate's iterator: `count` samples of a stream (all, when none is given), from the
@@ -102,13 +104,13 @@ class Samples {
   Samples(std::shared_ptr<Stream> stream, std::optional<uint64_t> count, uint64_t first)
       : stream_(std::move(stream)), count_(count), first_(first) {}
   PySample next() {
-    Sample s;
+    const Sample* s = nullptr;
     uint64_t round;
     do {
-      if ((count_ && yielded_ == *count_) || !stream_->next(s, round)) throw py::stop_iteration();
-    } while (s.index < first_);
+      if ((count_ && yielded_ == *count_) || !(s = stream_->next(round))) throw py::stop_iteration();
+    } while (s->index < first_);
     ++yielded_;
-    return stream_->to_python(s);
+    return stream_->to_python(*s);
   }
 
  private:
@@ -122,18 +124,18 @@ class Round {
  public:
   explicit Round(std::shared_ptr<Stream> stream) : stream_(std::move(stream)) {}
   py::tuple next() {
-    Sample s;
+    const Sample* s = nullptr;
     uint64_t round;
-    if (done_ || !stream_->next(s, round)) throw py::stop_iteration();
+    if (done_ || !(s = stream_->next(round))) throw py::stop_iteration();
     if (!round_) round_ = round;
     if (round != *round_) {  // the stream skipped the last tasks of this round: s begins the next
-      stream_->put_back(std::move(s), round);
+      stream_->put_back();
       throw py::stop_iteration();
     }
     done_ = stream_->round_done();
     py::list args;
     py::dict kwargs, outs;
-    stream_->bind(s, args, kwargs, outs);
+    stream_->bind(*s, args, kwargs, outs);
     return py::make_tuple(std::move(args), std::move(kwargs), std::move(outs));
   }
 
