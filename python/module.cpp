@@ -46,7 +46,9 @@ class Stream {
   Stream(const std::string& op, uint64_t seed, bool valid, const std::string& config, bool with_out)
       : spec_(spec_named(op)),
         gen_(spec_, parse_config(config == "default" ? "" : config), seed, valid ? Validity::Valid : Validity::Invalid,
-             with_out) {}
+             with_out) {
+    for (const ArgSpec& a : spec_.args()) names_.emplace_back(a.name);
+  }
 
   // The next sample (in a buffer the call after overwrites), nullptr at the end; `round` is the
   // round it belongs to (the first is 0).
@@ -78,10 +80,10 @@ class Stream {
   // Positional arguments, keywords and out= tensors, converted by their spec arguments' types.
   void bind(const Sample& s, py::list& args, py::dict& kwargs, py::dict& outs) const {
     size_t positional = 0, keyword = 0;
-    for (const ArgSpec& a : spec_.args()) {
+    for (size_t i = 0; i < spec_.args().size(); ++i) {
+      const ArgSpec& a = spec_.args()[i];
       if (a.keyword) {
-        const auto& [name, value] = s.kwargs.at(keyword++);
-        kwargs[py::str(name)] = python::to_python(value, a.type);
+        kwargs[names_[i]] = python::to_python(s.kwargs.at(keyword++).second, a.type);
       } else {
         args.append(python::to_python(s.args.at(positional++), a.type));
       }
@@ -91,8 +93,9 @@ class Stream {
 
  private:
   const Spec& spec_;
+  std::vector<py::str> names_;  // of the spec's arguments, made once: the keys of every sample's kwargs
   ArgumentTupleGenerator gen_;
-  Sample sample_;  // the last sample: reused, so that its vectors keep their capacity
+  Sample sample_;       // the last sample: reused, so that its vectors keep their capacity
   uint64_t round_ = 0;  // its round
   bool put_back_ = false;
 };

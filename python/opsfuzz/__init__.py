@@ -31,6 +31,9 @@ def generate(op, n=None, *, seed=0, valid=True, config="default", index=None):
     names: op(*s.args, **s.kwargs)), .valid, .violated, .deviations, .seed, .index and .id.
     The GIL is released while a sample is solved.
     """
+    for name, value in (("n", n), ("index", index), ("seed", seed)):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise ValueError(f"generate: {name} must be a non-negative integer, not {value!r}")
     if index is not None and n not in (None, 1):
         raise ValueError("generate: index selects one sample; give n or index, not both")
     stream = Stream(op, seed, valid, config, False)

@@ -196,6 +196,8 @@ def test_errors_say_what_is_wrong():
         opsfuzz.classify("add.Tensor", object(), torch.ones(2))
     with pytest.raises(ValueError, match="unknown op"):
         opsfuzz.describe("nope.default")
+    with pytest.raises(ValueError, match="n must be a non-negative integer"):
+        opsfuzz.generate("add.Tensor", -1)
 
 
 def test_classify_reads_python_values():
