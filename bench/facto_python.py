@@ -15,6 +15,13 @@ the other's speed), with Debian's interpreter (it has torch), from the project's
 `--facto` is a folder holding FACTO's public repository (github meta-pytorch/FACTO); opsfuzz is
 imported from build/python (its Python module's build folder) unless already on PYTHONPATH.
 
+The Python module's overhead: with `--cpp-json FILE`, the C++ rates of the same ops, from
+
+    taskset -c 1 build/bench/generation_bench --benchmark_filter='^valid/' --benchmark_format=json > FILE
+
+(the same streams, one thread), are shown beside opsfuzz's, with opsfuzz's Python rate as a
+share of them.
+
 How each figure is counted (the FACTO-style loop): per op, each generator is built once from
 its own SpecDictDB[op] (not timed), then full rounds of `for posargs, inkwargs, outargs in
 gen.gen()`, counting the tuples and nothing more, are run, calling gen() anew each round, until
@@ -28,6 +35,7 @@ depend on how many rounds the ops before it had, which depends on time.
 import argparse
 import csv
 import fnmatch
+import json
 import random
 import statistics
 import sys
@@ -62,6 +70,8 @@ def parse_args():
     parser.add_argument("--only", choices=("facto", "opsfuzz", "both"), default="both")
     parser.add_argument("--tsv", type=Path, help="also write the table to this TSV file")
     parser.add_argument("--seed", type=int, default=0, help="seed of random and torch (default 0)")
+    parser.add_argument("--cpp-json", type=Path,
+                        help="generation_bench's JSON output: the C++ rates beside opsfuzz's")
     args = parser.parse_args()
     if args.facto is None and args.only != "opsfuzz":
         parser.error("--facto FOLDER is required (unless --only opsfuzz); " + FACTO_HINT)
@@ -120,6 +130,12 @@ def measure(op, generators, min_time):
     return result
 
 
+def cpp_rates(path):
+    """{op: tuples/s} of generation_bench's valid/<op> runs in its JSON output."""
+    runs = json.loads(path.read_text())["benchmarks"]
+    return {r["name"].removeprefix("valid/"): r["tuples/s"] for r in runs if r["name"].startswith("valid/")}
+
+
 def ratio(result):
     facto, opsfuzz = result.get("facto"), result.get("opsfuzz")
     if isinstance(facto, float) and isinstance(opsfuzz, float) and facto > 0:
@@ -136,14 +152,19 @@ def progress(result):
     return ", ".join(shown)
 
 
-def table_rows(results, sides):
+def table_rows(results, sides, cpp):
     both = len(sides) > 1
     header = ["op"] + [f"{side}_tuples_per_s" for side in sides] + (["ratio"] if both else [])
+    header += ["cpp_tuples_per_s", "python_share"] if cpp else []
     rows = []
     for op, result in results.items():
         r = ratio(result)
-        shown_ratio = [f"{r:.1f}" if r is not None else "-"] if both else []
-        rows.append([op] + [cell(result[side]) for side in sides] + shown_ratio)
+        row = [op] + [cell(result[side]) for side in sides] + ([f"{r:.1f}" if r is not None else "-"] if both else [])
+        if cpp:
+            native, python = cpp.get(op), result.get("opsfuzz")
+            share = python / native if native and isinstance(python, float) else None
+            row += [cell(native), f"{share:.2f}" if share is not None else "-"]
+        rows.append(row)
     return header, rows
 
 
@@ -153,7 +174,7 @@ def print_table(header, rows):
         print(row[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(row[1:], widths[1:])), sep="  ")
 
 
-def print_summary(results, sides, seconds):
+def print_summary(results, sides, seconds, cpp):
     ratios = {op: r for op, result in results.items() if (r := ratio(result)) is not None}
     print(f"\n{len(results)} ops, {seconds:.1f} s")
     if ratios:
@@ -162,6 +183,11 @@ def print_summary(results, sides, seconds):
         median = statistics.median(ratios.values())
         print(f"ratio (opsfuzz/facto) over {len(ratios)} ops: min {ratios[least]:.1f}x ({least}), "
               f"median {median:.1f}x, >= {TARGET_RATIO:.0f}x: {at_target}")
+    shares = [r["opsfuzz"] / cpp[op] for op, r in results.items()
+              if cpp.get(op) and isinstance(r.get("opsfuzz"), float)]
+    if shares:
+        print(f"opsfuzz's Python rate / its C++ rate over {len(shares)} ops: median {statistics.median(shares):.2f}, "
+              f"min {min(shares):.2f}, max {max(shares):.2f}")
     for side in sides:
         failed = {op: r[side] for op, r in results.items() if isinstance(r[side], str)}
         print(f"{side} failed on {len(failed)} ops" + (":" if failed else ""))
@@ -191,9 +217,10 @@ def main():
     for i, op in enumerate(ops, 1):
         results[op] = measure(op, generators, args.min_time)
         print(f"[{i}/{len(ops)}] {op}: {progress(results[op])}", file=sys.stderr, flush=True)
-    header, rows = table_rows(results, sides)
+    cpp = cpp_rates(args.cpp_json) if args.cpp_json else {}
+    header, rows = table_rows(results, sides, cpp)
     print_table(header, rows)
-    print_summary(results, sides, time.perf_counter() - start)
+    print_summary(results, sides, time.perf_counter() - start, cpp)
     if args.tsv:
         write_tsv(args.tsv, header, rows)
 

@@ -122,31 +122,26 @@ class Samples {
   uint64_t first_, yielded_ = 0;
 };
 
-// FACTO's gen(): the next round of a stream, as (posargs, inkwargs, outargs) tuples.
-class Round {
- public:
-  explicit Round(std::shared_ptr<Stream> stream) : stream_(std::move(stream)) {}
-  py::tuple next() {
-    const Sample* s = nullptr;
-    uint64_t round;
-    if (done_ || !(s = stream_->next(round))) throw py::stop_iteration();
-    if (!round_) round_ = round;
-    if (round != *round_) {  // the stream skipped the last tasks of this round: s begins the next
-      stream_->put_back();
-      throw py::stop_iteration();
+// FACTO's gen(): the next round of a stream, as (posargs, inkwargs, outargs) tuples. Made in
+// one call, so that a loop over the round pays no call into the module per tuple.
+py::list next_round(Stream& stream) {
+  py::list tuples;
+  std::optional<uint64_t> first;
+  uint64_t round;
+  while (const Sample* s = stream.next(round)) {
+    if (!first) first = round;
+    if (round != *first) {  // the stream skipped the last tasks of this round: s begins the next
+      stream.put_back();
+      break;
     }
-    done_ = stream_->round_done();
     py::list args;
     py::dict kwargs, outs;
-    stream_->bind(*s, args, kwargs, outs);
-    return py::make_tuple(std::move(args), std::move(kwargs), std::move(outs));
+    stream.bind(*s, args, kwargs, outs);
+    tuples.append(py::make_tuple(std::move(args), std::move(kwargs), std::move(outs)));
+    if (stream.round_done()) break;
   }
-
- private:
-  std::shared_ptr<Stream> stream_;
-  std::optional<uint64_t> round_;
-  bool done_ = false;
-};
+  return tuples;
+}
 
 struct PyClassification {
   bool valid = true;
@@ -219,15 +214,12 @@ PYBIND11_MODULE(_opsfuzz, m) {
 
   py::class_<Stream, std::shared_ptr<Stream>>(m, "Stream")
       .def(py::init<std::string, uint64_t, bool, std::string, bool>(), py::arg("op"), py::arg("seed"), py::arg("valid"),
-           py::arg("config"), py::arg("with_out"));
+           py::arg("config"), py::arg("with_out"))
+      .def("next_round", &next_round);
   py::class_<Samples>(m, "Samples")
       .def(py::init<std::shared_ptr<Stream>, std::optional<uint64_t>, uint64_t>())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &Samples::next);
-  py::class_<Round>(m, "Round")
-      .def(py::init<std::shared_ptr<Stream>>())
-      .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", &Round::next);
 
   py::class_<PyClassification>(m, "Classification")
       .def_readonly("valid", &PyClassification::valid)

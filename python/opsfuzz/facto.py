@@ -18,7 +18,7 @@ What differs from FACTO:
 from collections.abc import Mapping
 
 from . import specs
-from ._opsfuzz import Round, Stream
+from ._opsfuzz import Stream
 
 
 class Spec:
@@ -71,4 +71,4 @@ class ArgumentTupleGenerator:
         key = (valid, out)
         if key not in self._streams:
             self._streams[key] = Stream(self.op, self.seed, valid, self.config, out)
-        return Round(self._streams[key])
+        return iter(self._streams[key].next_round())
