@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "generators/classify.h"
@@ -50,24 +51,31 @@ class Stream {
     for (const ArgSpec& a : spec_.args()) names_.emplace_back(a.name);
   }
 
-  // The next sample (in a buffer the call after overwrites), nullptr at the end; `round` is the
-  // round it belongs to (the first is 0).
-  const Sample* next(uint64_t& round) {
-    if (std::exchange(put_back_, false)) {
-      round = round_;
-      return &sample_;
-    }
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = gen_.next(sample_);
-    }
-    round = round_ = gen_.stats().rounds;
-    return ok ? &sample_ : nullptr;
+  // The next sample (in a buffer the call after overwrites), nullptr at the end.
+  const Sample* next() {
+    py::gil_scoped_release release;
+    uint64_t round;
+    return next_into(sample_, round) ? &sample_ : nullptr;
   }
-  // Gives the last sample back: next() returns it again, with the same round.
-  void put_back() { put_back_ = true; }
-  bool round_done() const { return !put_back_ && gen_.round_done(); }
+  // The samples of the stream's next round (in a buffer the call after overwrites), solved with
+  // the GIL released once for them all.
+  std::span<const Sample> next_round() {
+    py::gil_scoped_release release;
+    size_t n = 0;
+    std::optional<uint64_t> first;
+    for (uint64_t round;; ++n) {
+      if (n == round_samples_.size()) round_samples_.emplace_back();
+      if (!next_into(round_samples_[n], round)) break;
+      if (!first) first = round;
+      if (round != *first) {  // the stream skipped the last tasks of this round: this one begins the next
+        std::swap(sample_, round_samples_[n]);
+        put_back_ = true;
+        break;
+      }
+      if (gen_.round_done()) return {round_samples_.data(), n + 1};
+    }
+    return {round_samples_.data(), n};
+  }
 
   PySample to_python(const Sample& s) const {
     PySample p;
@@ -95,8 +103,23 @@ class Stream {
   const Spec& spec_;
   std::vector<py::str> names_;  // of the spec's arguments, made once: the keys of every sample's kwargs
   ArgumentTupleGenerator gen_;
-  Sample sample_;       // the last sample: reused, so that its vectors keep their capacity
-  uint64_t round_ = 0;  // its round
+  // The next sample into `s`, and the round it belongs to (the first is 0); false at the end.
+  bool next_into(Sample& s, uint64_t& round) {
+    if (std::exchange(put_back_, false)) {
+      std::swap(s, sample_);
+      round = round_;
+      return true;
+    }
+    bool ok = gen_.next(s);
+    round = round_ = gen_.stats().rounds;
+    return ok;
+  }
+
+  // The buffers samples are solved into, reused so that their vectors keep their capacity: one
+  // sample, or the last round's. A round's sample that belongs to the next is put back here.
+  Sample sample_;
+  std::vector<Sample> round_samples_;
+  uint64_t round_ = 0;  // of the last sample solved
   bool put_back_ = false;
 };
 
@@ -108,9 +131,8 @@ class Samples {
       : stream_(std::move(stream)), count_(count), first_(first) {}
   PySample next() {
     const Sample* s = nullptr;
-    uint64_t round;
     do {
-      if ((count_ && yielded_ == *count_) || !(s = stream_->next(round))) throw py::stop_iteration();
+      if ((count_ && yielded_ == *count_) || !(s = stream_->next())) throw py::stop_iteration();
     } while (s->index < first_);
     ++yielded_;
     return stream_->to_python(*s);
@@ -125,20 +147,13 @@ class Samples {
 // FACTO's gen(): the next round of a stream, as (posargs, inkwargs, outargs) tuples. Made in
 // one call, so that a loop over the round pays no call into the module per tuple.
 py::list next_round(Stream& stream) {
-  py::list tuples;
-  std::optional<uint64_t> first;
-  uint64_t round;
-  while (const Sample* s = stream.next(round)) {
-    if (!first) first = round;
-    if (round != *first) {  // the stream skipped the last tasks of this round: s begins the next
-      stream.put_back();
-      break;
-    }
+  std::span<const Sample> samples = stream.next_round();
+  py::list tuples(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
     py::list args;
     py::dict kwargs, outs;
-    stream.bind(*s, args, kwargs, outs);
-    tuples.append(py::make_tuple(std::move(args), std::move(kwargs), std::move(outs)));
-    if (stream.round_done()) break;
+    stream.bind(samples[i], args, kwargs, outs);
+    tuples[i] = py::make_tuple(std::move(args), std::move(kwargs), std::move(outs));
   }
   return tuples;
 }

@@ -156,6 +156,20 @@ def test_facto_rounds_continue_one_seeded_stream():
     assert list(outargs) == ["out"] and isinstance(outargs["out"], torch.Tensor)
 
 
+@pytest.mark.parametrize("valid", [True, False])
+def test_facto_rounds_are_the_stream_cut_at_round_ends(valid):
+    # An invalid round ends early where its last rules are not broken: a sample that begins the
+    # next round waits for the next gen(), so no sample is lost or seen twice.
+    for op in ("mm.default", "cat.default", "index_select.default", "max_pool2d_with_indices.default"):
+        gen = ArgumentTupleGenerator(op)
+        rounds = [[as_json(posargs + list(inkwargs.values())) for posargs, inkwargs, _ in gen.gen(valid=valid)]
+                  for _ in range(3)]
+        stream = [as_json(s.args + list(s.kwargs.values()))
+                  for s in opsfuzz.generate(op, sum(map(len, rounds)), valid=valid)]
+        assert sum(rounds, []) == stream, op
+        assert all(rounds), op
+
+
 def test_facto_adapter_refuses_factos_tensor_config():
     with pytest.raises(TypeError, match="config words"):
         ArgumentTupleGenerator("add.Tensor", object())
