@@ -24,10 +24,12 @@ share of them.
 
 How each figure is counted (the FACTO-style loop): per op, each generator is built once from
 its own SpecDictDB[op] (not timed), then full rounds of `for posargs, inkwargs, outargs in
-gen.gen()`, counting the tuples and nothing more, are run, calling gen() anew each round, until
-at least one round and at least --min-time seconds have passed. tuples/s is the tuples all those
-rounds yielded over their time (perf_counter), first round included. The op is never called.
-FACTO runs first, then opsfuzz, op by op. Python's `random` and torch's RNG are seeded once at
+gen.gen()`, counting the tuples and nothing more, are run, calling gen() anew each round. The two
+take turns, --slices times (FACTO first), each turn lasting at least one round and --min-time /
+--slices seconds: a turn's tuples/s is the tuples its rounds yielded over their time
+(perf_counter). A side's figure is the median of its turns, the ratio the median of the turns'
+ratios (opsfuzz's turn over the FACTO turn before it), so that the minutes-long changes of these
+CPUs' speed fall on both sides of a ratio. The op is never called. Python's `random` and torch's RNG are seeded once at
 start (--seed); FACTO draws from its own generators, seeded when it is imported. An op's tuples
 depend on how many rounds the ops before it had, which depends on time.
 """
@@ -67,6 +69,8 @@ def parse_args():
         "--min-time", type=float, default=1.0,
         help="seconds of rounds per op and generator (default 1.0)",
     )
+    parser.add_argument("--slices", type=int, default=5,
+                        help="turns each side takes per op; the ratio is their median (default 5)")
     parser.add_argument("--only", choices=("facto", "opsfuzz", "both"), default="both")
     parser.add_argument("--tsv", type=Path, help="also write the table to this TSV file")
     parser.add_argument("--seed", type=int, default=0, help="seed of random and torch (default 0)")
@@ -106,27 +110,45 @@ def import_opsfuzz():
     return ArgumentTupleGenerator, SpecDictDB
 
 
-def rate(generator_class, spec_db, op, min_time):
-    """Tuples/s of the FACTO-style loop over one op; raises what the generator raises."""
-    generator = generator_class(spec_db[op])
+def rate(generator, seconds):
+    """Tuples/s of the FACTO-style loop: full rounds until at least one and `seconds` have passed."""
     tuples = 0
     start = time.perf_counter()
     while True:
         for posargs, inkwargs, outargs in generator.gen():
             tuples += 1
         elapsed = time.perf_counter() - start
-        if elapsed >= min_time:
+        if elapsed >= seconds:
             return tuples / elapsed
 
 
-def measure(op, generators, min_time):
-    """{side: tuples/s or the error's text} for one op."""
-    result = {}
+def error_text(e):
+    return f"{type(e).__name__}: {e}".splitlines()[0]
+
+
+def measure(op, generators, min_time, slices):
+    """{side: its median tuples/s, or the error's text; "ratio": the median of the slices' ratios}.
+
+    The sides take turns, `slices` times, each for min_time / slices seconds: a change of the CPU's
+    speed (these machines' CPUs change speed for minutes at a time) falls on both sides of most
+    ratios."""
+    result, built = {}, {}
     for side, (generator_class, spec_db) in generators.items():
         try:
-            result[side] = rate(generator_class, spec_db, op, min_time)
+            built[side] = generator_class(spec_db[op])
         except Exception as e:  # a failing spec is reported, not fatal
-            result[side] = f"{type(e).__name__}: {e}".splitlines()[0]
+            result[side] = error_text(e)
+    rates = {side: [] for side in built}
+    for _ in range(slices):
+        for side, generator in list(built.items()):
+            try:
+                rates[side].append(rate(generator, min_time / slices))
+            except Exception as e:
+                result[side] = error_text(e)
+                del built[side], rates[side]
+    result.update({side: statistics.median(r) for side, r in rates.items()})
+    if len(rates) == 2:
+        result["ratio"] = statistics.median(o / f for f, o in zip(rates["facto"], rates["opsfuzz"]))
     return result
 
 
@@ -137,10 +159,7 @@ def cpp_rates(path):
 
 
 def ratio(result):
-    facto, opsfuzz = result.get("facto"), result.get("opsfuzz")
-    if isinstance(facto, float) and isinstance(opsfuzz, float) and facto > 0:
-        return opsfuzz / facto
-    return None
+    return result.get("ratio")
 
 
 def cell(value):
@@ -215,7 +234,7 @@ def main():
     results = {}
     start = time.perf_counter()
     for i, op in enumerate(ops, 1):
-        results[op] = measure(op, generators, args.min_time)
+        results[op] = measure(op, generators, args.min_time, args.slices)
         print(f"[{i}/{len(ops)}] {op}: {progress(results[op])}", file=sys.stderr, flush=True)
     cpp = cpp_rates(args.cpp_json) if args.cpp_json else {}
     header, rows = table_rows(results, sides, cpp)
