@@ -216,11 +216,11 @@ def test_errors_say_what_is_wrong():
 
 def test_classify_reads_python_values():
     x = torch.ones(2, 3)
-    assert opsfuzz.classify("sum.dim_IntList", x, [1], keepdim=True, dtype=torch.float64).valid
+    verdict = opsfuzz.classify("sum.dim_IntList", x, [1], keepdim=True, dtype=torch.float64)
+    assert verdict.valid and verdict.outside_scope == [] and repr(verdict) == "<opsfuzz.Classification valid>"
     verdict = opsfuzz.classify("sum.dim_IntList", x, [2])
-    assert not verdict.valid and any("dim" in label for label in verdict.violated), verdict
-    assert "outside the generation scope" not in repr(verdict)
-    assert "Classification" in repr(verdict)
+    assert not verdict.valid and verdict.violated == ["dim[i] in [-self.rank, self.rank)"], verdict
+    assert repr(verdict) == "<opsfuzz.Classification invalid: dim[i] in [-self.rank, self.rank)>"
 
 
 def test_describe_and_specs():
