@@ -40,8 +40,8 @@ struct PySample {
   uint64_t seed = 0, index = 0;
 };
 
-// One (op, seed, validity, config) stream of samples, as `ops-fuzz generate` makes it, read one
-// sample at a time with the GIL released while solving.
+// One (op, seed, validity, config) stream of samples, as `ops-fuzz generate` makes it, read a
+// sample or a round at a time with the GIL released while solving.
 class Stream {
  public:
   Stream(const std::string& op, uint64_t seed, bool valid, const std::string& config, bool with_out)
@@ -100,9 +100,6 @@ class Stream {
   }
 
  private:
-  const Spec& spec_;
-  std::vector<py::str> names_;  // of the spec's arguments, made once: the keys of every sample's kwargs
-  ArgumentTupleGenerator gen_;
   // The next sample into `s`, and the round it belongs to (the first is 0); false at the end.
   bool next_into(Sample& s, uint64_t& round) {
     if (std::exchange(put_back_, false)) {
@@ -115,6 +112,9 @@ class Stream {
     return ok;
   }
 
+  const Spec& spec_;
+  std::vector<py::str> names_;  // of the spec's arguments, made once: the keys of every sample's kwargs
+  ArgumentTupleGenerator gen_;
   // The buffers samples are solved into, reused so that their vectors keep their capacity: one
   // sample, or the last round's. A round's sample that belongs to the next is put back here.
   Sample sample_;
