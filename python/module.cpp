@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "argtypes/text.h"
 #include "generators/classify.h"
 #include "generators/generators.h"
 #include "python/convert.h"
@@ -181,12 +182,6 @@ int run_command_line(const std::vector<std::string>& args) {
   return run_cli(args, std::cout, std::cerr);
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : "; ") + w;
-  return s;
-}
-
 void register_exceptions() {
   // A wrong op name, config word or option is the caller's value; wrong arguments its types.
   py::register_exception_translator([](std::exception_ptr p) {
@@ -245,7 +240,7 @@ PYBIND11_MODULE(_opsfuzz, m) {
       .def("__bool__", [](const PyClassification& c) { return c.valid; })
       .def("__repr__", [](const PyClassification& c) {
         return std::string("<opsfuzz.Classification ") +
-               (c.valid ? "valid" : "invalid: " + joined(c.violated.empty() ? c.unevaluated : c.violated)) + ">";
+               (c.valid ? "valid" : "invalid: " + join(c.violated.empty() ? c.unevaluated : c.violated, "; ")) + ">";
       });
   m.def("classify", &classify_inputs, py::arg("op"));
   m.def("run_cli", &run_command_line, py::arg("args"));

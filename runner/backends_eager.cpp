@@ -8,12 +8,12 @@
 #include <set>
 
 #include "argtypes/rng.h"
+#include "opcall/gaps.h"
 #include "runner/backend.h"
 #include "runner/builtin.h"
 #include "runner/op_facts.h"
 #include "runner/values.h"
 #include "suite/modules.h"
-#include "opcall/gaps.h"
 
 namespace opsfuzz::runner {
 namespace {

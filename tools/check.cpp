@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "argtypes/text.h"
 #include "opcall/opcall.h"
 #include "specs/db/db.h"
 #include "suite/materialize.h"
@@ -36,12 +37,6 @@ std::vector<c10::IValue> in_spec_order(const Spec& spec, const c10::FunctionSche
 TestCheck::Status status_of(const Classification& c) {
   if (!c.broken.empty()) return TestCheck::Invalid;
   return c.unevaluated.empty() ? TestCheck::Valid : TestCheck::Undecided;
-}
-
-std::string joined(const std::vector<std::string>& list, const char* sep) {
-  std::string s;
-  for (const auto& x : list) s += (s.empty() ? "" : sep) + x;
-  return s;
 }
 
 }  // namespace
@@ -89,7 +84,7 @@ std::string format(const TestCheck& check) {
   std::string line = check.id + "  " + check.op + "  ";
   switch (check.status) {
     case TestCheck::Valid: line += "valid"; break;
-    case TestCheck::Invalid: line += "invalid: " + joined(c.broken, "; "); break;
+    case TestCheck::Invalid: line += "invalid: " + join(c.broken, "; "); break;
     case TestCheck::Undecided: line += "undecided"; break;
     case TestCheck::NoSpec: line += "no spec" + (check.message.empty() ? "" : " (" + check.message + ")"); break;
     case TestCheck::Error: {
@@ -100,7 +95,7 @@ std::string format(const TestCheck& check) {
     }
   }
   auto detail = [&](const char* what, const std::vector<std::string>& list) {
-    if (!list.empty()) line += "\n  " + std::string(what) + ": " + joined(list, "; ");
+    if (!list.empty()) line += "\n  " + std::string(what) + ": " + join(list, "; ");
   };
   detail("deviations", c.deviations);
   detail("not evaluated", c.unevaluated);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "opcall/opcall.h"
 #include "generators/classify.h"
+#include "opcall/opcall.h"
 #include "suite/model.h"
 
 namespace opsfuzz {
