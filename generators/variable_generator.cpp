@@ -89,8 +89,9 @@ VariableGenerator::VariableGenerator(const VariableSpace& space, ValueProfile pr
       Interval w{std::max(i.lo, -window), std::min(i.hi, window)};
       if (w.lo <= w.hi) windows_.push_back(w);
     }
-  for (const auto& w : windows_) total_ += w.hi - w.lo + (is_int_ ? 1 : 0);
+  for (const auto& w : windows_) total_ += widths_.emplace_back(w.hi - w.lo + (is_int_ ? 1 : 0));
   single_window_ = space.is_interval() && windows_.size() == 1;
+  windows_from_bits_ = space.is_interval() && windows_.size() > 1 && (!is_int_ || total_ <= 0x1.0p16);
   plain_ = profile == ValueProfile::Uniform && single_window_;
   if (single_window_) {
     lo_ = windows_[0].lo, width_ = windows_[0].hi - windows_[0].lo;
@@ -152,11 +153,11 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
   }
   // An offset into the windows laid end to end: from the 32 bits when they are enough (floats,
   // and at most 2^16 integers in all), else from a fresh draw.
-  double r = (!is_int_ || total_ <= 0x1.0p16 ? bits * 0x1.0p-32 : rng.uniform01()) * total_;
-  for (const auto& x : windows_) {
-    double width = x.hi - x.lo + (is_int_ ? 1 : 0);
-    if (r < width) return is_int_ ? x.lo + std::floor(r) : x.lo + r;
-    r -= width;
+  if (windows_from_bits_) return from_windows(bits);
+  double r = rng.uniform01() * total_;
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    if (r < widths_[i]) return is_int_ ? windows_[i].lo + std::floor(r) : windows_[i].lo + r;
+    r -= widths_[i];
   }
   return windows_.back().hi;
 }

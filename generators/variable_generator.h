@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -46,7 +47,8 @@ class VariableGenerator {
   // for large tensors, and its values need no `make` (they lie in the window, inside any dtype).
   template <class T, class Make> void fill(T* out, int64_t n, Rng& rng, Make make) {
     if (plain_) return fill_uniform(out, n, rng);
-    if (!single_window_ || (is_int_ && span_ > (uint64_t{1} << 16))) {
+    const bool one_window = single_window_ && (!is_int_ || span_ <= (uint64_t{1} << 16));
+    if (!one_window && !windows_from_bits_) {
       for (int64_t i = 0; i < n; ++i) out[i] = make(next(rng));
       return;
     }
@@ -54,7 +56,7 @@ class VariableGenerator {
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t r = rng.next();
       const uint32_t high = static_cast<uint32_t>(r >> 32);
-      const double drawn = from_bits(high);
+      const double drawn = one_window ? from_bits(high) : from_windows(high);
       const double entry = entries ? table_[(uint64_t{high} * entries) >> 32] : drawn;
       out[i] = make(select(static_cast<uint32_t>(r) >= uniform_below_, entry, drawn));
     }
@@ -95,6 +97,25 @@ class VariableGenerator {
   // A uniform draw over several windows (a single one is draw_window's), or a boundary when the
   // space is not an interval or nothing of it lies near 0.
   double uniform(uint32_t bits, Rng& rng);
+  // uniform's draw when 32 bits are enough for it (windows_from_bits_): the same value. Two
+  // windows (a nonzero divisor's, equally likely) are chosen between without a branch.
+  [[gnu::always_inline]] double from_windows(uint32_t bits) const {
+    double r = bits * 0x1.0p-32 * total_;
+    // An offset r >= 0 into a window: integers take its floor.
+    auto at = [&](const Interval& x, double r) {
+      return x.lo + (is_int_ ? static_cast<double>(static_cast<int64_t>(r)) : r);
+    };
+    if (widths_.size() == 2) {
+      const double rest = r - widths_[0];
+      return select(r < widths_[0], at(windows_[0], r),
+                    select(rest < widths_[1], at(windows_[1], rest), windows_[1].hi));
+    }
+    for (size_t i = 0; i < windows_.size(); ++i) {
+      if (r < widths_[i]) return at(windows_[i], r);
+      r -= widths_[i];
+    }
+    return windows_.back().hi;
+  }
   void set_mixture();
   double nearest(double v) const;  // the member of the space closest to v
 
@@ -102,14 +123,16 @@ class VariableGenerator {
   ValueProfile profile_;
   bool is_int_;
   std::vector<Interval> windows_;   // the space clipped to [-window, window]
+  std::vector<double> widths_;      // of each window: integers count both ends
   std::vector<double> boundaries_;  // finite interval ends and their neighbours
   std::vector<double> favoured_;    // admitted favoured values
   double total_ = 0;
   std::vector<double> table_;                   // the mixture's values besides the uniform draw
   uint64_t uniform_below_ = uint64_t{1} << 32;  // a draw is uniform when its low 32 bits are below
   bool single_window_ = false;
-  bool plain_ = false;         // Uniform profile over a single window
-  double lo_ = 0, width_ = 0;  // the single window
+  bool windows_from_bits_ = false;  // uniform draws from_windows gives: several windows, few integers
+  bool plain_ = false;              // Uniform profile over a single window
+  double lo_ = 0, width_ = 0;       // the single window
   uint64_t span_ = 1;
 };
 
