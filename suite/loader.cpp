@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -22,6 +24,46 @@ Pos pos_of(const YAML::Mark& mark, const FileName& file, const Pos& fallback) {
 }
 
 YamlValue convert(const YAML::Node& node, const FileName& file, const Pos& parent, Diagnostics& diagnostics);
+
+// The first character of a suite's text that a UTF-8 YAML stream may not hold: a byte that is
+// not UTF-8, or a control character other than tab, line feed and carriage return (YAML's
+// printable set; a NUL among them). Where it is (line, and column in characters) and why; nullopt
+// when there is none. Suites are UTF-8: read as YAML would read other bytes (the first four
+// looking like UTF-32, say), the positions of every later error would name no place in the file.
+std::optional<std::pair<Pos, std::string>> unreadable_character(const std::string& text, const FileName& file) {
+  int line = 1, column = 1;
+  auto at = [&](std::string why) { return std::make_pair(Pos{file, line, column}, std::move(why)); };
+  size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a byte order mark
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // The sequence's length, and the least code point it may encode (no overlong forms).
+    const size_t length = byte < 0x80           ? 1
+                          : (byte >> 5) == 0x6  ? 2
+                          : (byte >> 4) == 0xE  ? 3
+                          : (byte >> 3) == 0x1E ? 4
+                                                : 0;
+    if (length == 0 || i + length > text.size()) return at("a byte that is not UTF-8 (suites are UTF-8 text)");
+    uint32_t code = length == 1 ? byte : byte & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next >> 6) != 0x2) return at("a byte that is not UTF-8 (suites are UTF-8 text)");
+      code = code << 6 | (next & 0x3F);
+    }
+    static constexpr uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < least[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
+      return at("a byte that is not UTF-8 (suites are UTF-8 text)");
+    if ((code < 0x20 && code != '\t' && code != '\n' && code != '\r') || code == 0x7F || code == 0xFFFE ||
+        code == 0xFFFF) {
+      char name[16];
+      std::snprintf(name, sizeof name, "U+%04X", static_cast<unsigned>(code));
+      return at(std::string("a control character (") + name + "), which YAML does not allow");
+    }
+    i += length;
+    if (code == '\n') ++line, column = 1;
+    else ++column;
+  }
+  return std::nullopt;
+}
 
 // A scalar as PyYAML reads it: plain scalars by YAML 1.1 implicit typing, quoted ones are strings.
 YamlValue convert_scalar(const YAML::Node& node, const Pos& pos) {
@@ -247,6 +289,10 @@ void Loader::add_tests(const YamlValue& tests, const std::string& directory) {
 YamlValue parse_yaml(const std::string& text, const std::string& file, Diagnostics& diagnostics) {
   auto name = std::make_shared<const std::string>(file);
   Pos start{name, 1, 1};
+  if (auto bad = unreadable_character(text, name)) {
+    diagnostics.error(bad->first, "", "", bad->second);
+    return YamlValue::null(start);
+  }
   try {
     return convert(YAML::Load(text), name, start, diagnostics);
   } catch (const YAML::Exception& e) {

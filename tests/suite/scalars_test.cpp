@@ -113,6 +113,28 @@ TEST(Scalars, SyntaxErrorsArePositioned) {
   EXPECT_NE(d.str().find("YAML syntax error"), std::string::npos) << d.str();
 }
 
+// Suites are UTF-8: other bytes are named where they are, before YAML reads them (read as YAML
+// reads them, the first four of "d\0\0\0" are UTF-32 and no later error names a place in the file).
+TEST(Scalars, BytesThatAreNotUtf8TextAreNamedWhereTheyAre) {
+  auto first_error = [](const std::string& text) {
+    Diagnostics d;
+    parse_yaml(text, "t.yaml", d);
+    return d.errors().empty() ? std::string() : d.errors().front().str();
+  };
+  EXPECT_EQ(first_error(std::string("d\0\0\0. {N: 5}\n", 14)),
+            "t.yaml:1:2: error: a control character (U+0000), which YAML does not allow");
+  EXPECT_EQ(first_error("tests:\n  - op: \"x\xff\"\n"),
+            "t.yaml:2:11: error: a byte that is not UTF-8 (suites are UTF-8 text)");
+  EXPECT_EQ(first_error("a: \xc0\xaf\n"),
+            "t.yaml:1:4: error: a byte that is not UTF-8 (suites are UTF-8 text)");  // overlong
+  EXPECT_EQ(first_error("a: 1\n\x1b[0m\n"),
+            "t.yaml:2:1: error: a control character (U+001B), which YAML does not allow");
+  // A byte order mark, tabs, carriage returns and characters beyond ASCII are text.
+  EXPECT_EQ(first_error("\xEF\xBB\xBF"
+                        "a: \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\r\nb:\t1\n"),
+            "");
+}
+
 TEST(Scalars, MergeKeysAndDuplicateKeys) {
   Diagnostics d;
   YamlValue doc = parse_yaml("base: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n", "m.yaml", d);
