@@ -113,8 +113,7 @@ hunt::Findings replay(const fs::path& results, const json& params, uint64_t& ite
   if (!fs::exists(results)) throw std::runtime_error("cannot read " + results.string());
   hunt::Findings findings(!params.value("triage", true));  // a --no-triage hunt's findings
   items = 0;
-  runner::for_each_item_record(results.string(), [&](const json& record) {
-    runner::RecordedItem item = runner::item_from_record(record);
+  runner::for_each_recorded_item(results.string(), [&](runner::RecordedItem&& item) {
     findings.add(item.result, items++);
     if (each) each(item.result);
   });

@@ -259,12 +259,35 @@ void JsonlWriter::write(const json& record) {
   std::fflush(file_);
 }
 
-void for_each_item_record(const std::string& path, const std::function<void(const json&)>& fn) {
+namespace {
+
+// Calls fn(record, line number) on each item record of a results file.
+void for_each_numbered_record(const std::string& path, const std::function<void(const json&, size_t)>& fn) {
   std::ifstream in(path);
+  size_t n = 0;
   for (std::string line; std::getline(in, line);) {
+    ++n;
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("type", "") == "item" && j.contains("id")) fn(j);
+    if (j.is_object() && j.contains("type") && j["type"] == "item" && j.contains("id") && j["id"].is_string()) fn(j, n);
   }
+}
+
+}  // namespace
+
+void for_each_item_record(const std::string& path, const std::function<void(const json&)>& fn) {
+  for_each_numbered_record(path, [&](const json& j, size_t) { fn(j); });
+}
+
+void for_each_recorded_item(const std::string& path, const std::function<void(RecordedItem&&)>& fn) {
+  for_each_numbered_record(path, [&](const json& j, size_t line) {
+    RecordedItem item;
+    try {
+      item = item_from_record(j);
+    } catch (const json::exception& e) {
+      throw std::runtime_error(path + ":" + std::to_string(line) + ": an item record that does not read: " + e.what());
+    }
+    fn(std::move(item));
+  });
 }
 
 std::set<std::string> completed_items(const std::string& path) {

@@ -57,6 +57,10 @@ class JsonlWriter {
 // Calls fn on each item record of a results file, in order; unreadable lines (a cut last line of
 // a killed run) are skipped.
 void for_each_item_record(const std::string& path, const std::function<void(const nlohmann::json&)>& fn);
+// The item records of a results file read back (item_from_record), in order, unreadable lines
+// skipped as for_each_item_record does. Throws std::runtime_error naming the file and line of an
+// item record that does not read back.
+void for_each_recorded_item(const std::string& path, const std::function<void(RecordedItem&&)>& fn);
 // The ids of the item records already in a results file (unreadable lines are ignored).
 std::set<std::string> completed_items(const std::string& path);
 

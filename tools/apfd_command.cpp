@@ -204,8 +204,7 @@ int print_reordered(const ApfdCommand& o, std::ostream& out) {
   const std::filesystem::path results = std::filesystem::path(o.dirs.front()) / "results.jsonl";
   if (!std::filesystem::exists(results)) throw std::runtime_error("cannot read " + results.string());
   std::map<std::string, runner::RecordedItem> items;
-  runner::for_each_item_record(results.string(), [&](const json& record) {
-    runner::RecordedItem item = runner::item_from_record(record);
+  runner::for_each_recorded_item(results.string(), [&](runner::RecordedItem&& item) {
     const std::string id = item.item->id;
     items.emplace(id, std::move(item));
   });

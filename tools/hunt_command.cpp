@@ -167,8 +167,7 @@ void note_opened(const std::vector<const hunt::Finding*>& opened, const runner::
 // killed hunt is skipped); returns their ids.
 std::set<std::string> replay(const std::string& path, hunt::Findings& findings, uint64_t& position, Pending& opened) {
   std::set<std::string> done;
-  runner::for_each_item_record(path, [&](const json& record) {
-    runner::RecordedItem item = runner::item_from_record(record);
+  runner::for_each_recorded_item(path, [&](runner::RecordedItem&& item) {
     note_opened(findings.add(item.result, position++), *item.item, opened);
     done.insert(item.item->id);
   });

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "runner/results.h"
@@ -140,6 +141,26 @@ TEST(RunCommand, ListsTheFailingItemsWithTheirCommands) {
   auto one = cli({"run", "--ops", "mm.default", "--seed", "3", "--index", "2", "--backends", "eager_cpu"});
   EXPECT_EQ(one.code, 0) << one.out << one.err;
   EXPECT_THAT(one.out, HasSubstr("1 items, 0 failing"));
+}
+
+// The readers of results files (--resume, report, apfd): a line that is not an item record is
+// passed over, as a cut last line is; an item record that does not read back is named by its
+// file and line.
+TEST(RunCommand, AnItemRecordThatDoesNotReadIsNamedByItsLine) {
+  std::string path = temp_path("bad_records.jsonl");
+  std::ofstream(path) << R"({"type": "meta"}
+{"type": 1, "id": 2}
+{"type": "item", "id": 3}
+{"type": "item", "id": "x", "cases": 7}
+)";
+  EXPECT_EQ(runner::completed_items(path), (std::set<std::string>{"x"}));
+  try {
+    runner::for_each_recorded_item(path, [](runner::RecordedItem&&) { FAIL() << "no record reads"; });
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), ::testing::StartsWith(path + ":4: an item record that does not read: "));
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
