@@ -103,9 +103,8 @@ void load_plugin(const std::string& path) {
   if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) throw UsageError("--load " + path + ": " + ::dlerror());
 }
 
-}  // namespace
-
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+// The command line parsed; the command run only when `run` (else 0 once it parses).
+int command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool run) {
   CLI::App app{"Generates inputs for ATen operators from their specs, and runs them on the CPU kernels.", "ops-fuzz"};
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -238,6 +237,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
     app.parse(reversed);
   } catch (const CLI::ParseError& e) { return app.exit(e, out, err) == 0 ? 0 : 2; }
+  if (!run) return 0;
   try {
     for (const std::string& path : plugins) load_plugin(path);
     return command();
@@ -248,6 +248,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "ops-fuzz: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return command_line(args, out, err, true);
+}
+
+int parse_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return command_line(args, out, err, false);
 }
 
 }  // namespace opsfuzz

@@ -44,6 +44,23 @@ TEST(Cli, Help) {
   EXPECT_EQ(cli({"frobnicate"}).code, 2);
 }
 
+// parse_cli (what cli_fuzz drives) parses as run_cli does and runs nothing.
+TEST(Cli, ParsingAloneRunsNoCommand) {
+  auto parse = [](const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    int code = parse_cli(args, out, err);
+    return opsfuzz::testing::Run{code, out.str(), err.str()};
+  };
+  auto generate = parse({"generate", "add.Tensor", "--max", "1", "--format", "jsonl"});
+  EXPECT_EQ(generate.code, 0);
+  EXPECT_EQ(generate.out + generate.err, "");                    // no sample written
+  EXPECT_EQ(parse({"validate-yaml", "/no/such.yaml"}).code, 0);  // the file is the command's to read
+  auto bad = parse({"generate", "--max", "x"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, cli({"generate", "--max", "x"}).err);
+  EXPECT_EQ(parse({"--help"}).out, cli({"--help"}).out);
+}
+
 TEST(Cli, BadUsage) {
   auto missing = cli({"validate-yaml"});
   EXPECT_EQ(missing.code, 2);
