@@ -19,11 +19,13 @@ void Rng::fill32(uint32_t* out, size_t n) {
     for (size_t l = 0; l < kLanes; ++l) lanes[l] = splitmix64(seeds[l]);
   size_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    Lanes r = step(s);
+    Lanes r;
+    step(s, r);
     std::memcpy(out + i, &r, sizeof r);
   }
   if (i < n) {
-    Lanes r = step(s);
+    Lanes r;
+    step(s, r);
     std::memcpy(out + i, &r, (n - i) * sizeof(uint32_t));
   }
 }

@@ -29,7 +29,11 @@ class Rng {
   explicit Rng(uint64_t seed = 0) {
     for (auto& s : s_) s = splitmix64(seed);
   }
-  uint64_t next() { return step(s_); }
+  uint64_t next() {
+    uint64_t r;
+    step(s_, r);
+    return r;
+  }
   // Uniform in [0, n) by multiply-shift (no division; the bias is below 2^-40 for our n).
   uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
   // Uniform integer in [lo, hi].
@@ -57,11 +61,11 @@ class Rng {
   template <class W> static W rotl(W x, int k) { return (x << k) | (x >> (64 - k)); }
   // One xoshiro256** step of state s: of a 64-bit word, or of each lane of a vector of them
   // (x * 5 and x * 9 as shifts and adds, which vector lanes have where they lack a multiply).
-  template <class W> static W step(W (&s)[4]) {
-    W x = rotl((s[1] << 2) + s[1], 7);
-    W result = (x << 3) + x, t = s[1] << 17;
+  // The result by reference: clang refuses to return a 512-bit vector from the baseline clone.
+  template <class W> static void step(W (&s)[4], W& result) {
+    W x = rotl((s[1] << 2) + s[1], 7), t = s[1] << 17;
+    result = (x << 3) + x;
     s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
-    return result;
   }
   uint64_t s_[4];
 };

@@ -118,7 +118,9 @@ JointSolver::Reads JointSolver::reads_of(const JointProblem::Instance& in) const
 }
 
 void JointSolver::leave_out_broken_values(PerTask& pt, const JointProblem::Instance& in) {
-  const auto [read, counts] = reads_of(in);
+  const Reads reads = reads_of(in);  // no structured binding: clang 14's lambdas cannot capture one
+  const std::vector<int>& read = reads.read;
+  const std::vector<int>& counts = reads.counts;
   auto is_count = [&](int c) { return std::find(counts.begin(), counts.end(), c) != counts.end(); };
   if (read.size() > 2) return;
   for (int s : read)

@@ -156,7 +156,9 @@ bool JointSolver::Mending::in_class(int64_t v) const { return modulus == 0 || fl
 JointSolver::Mending JointSolver::mending_values(int broken, int s) {
   const JointProblem::Instance& in = *task_->active[static_cast<size_t>(broken)];
   const Program& p = in.program;
-  const auto [value, known] = on_witness_.nodes(static_cast<size_t>(broken));
+  const int64_t* value;  // not a structured binding: clang 14's lambdas cannot capture one
+  const uint8_t* known;
+  std::tie(value, known) = on_witness_.nodes(static_cast<size_t>(broken));
   reads_.assign(p.nodes.size(), 0);
   for (int i : in.readers_of(s)) reads_[static_cast<size_t>(i)] = 1;
   auto reads = [&](int i) { return i >= 0 && reads_[static_cast<size_t>(i)]; };

@@ -166,7 +166,7 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
 // loads. Integers convert exactly; the floats' arithmetic is the same in every clone, since this
 // file is built without contracting a * b + c into one rounding (CMakeLists.txt).
 template <class T>
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)  // clang clones no templates
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void window_values(const uint32_t* bits, size_t n, bool is_int, double lo, double width, uint64_t span, T* out) {

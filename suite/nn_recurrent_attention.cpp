@@ -5,9 +5,9 @@
 namespace opsfuzz::suite::builtin_nn {
 namespace {
 
-template <class Holder> std::shared_ptr<Module> recurrent(const Bound& b, Holder m, bool has_cell_state) {
+template <class Holder> std::shared_ptr<Module> recurrent(const Bound& b, Holder m) {
   return wrap<Holder>(b, placed(std::move(m), b), {"input", {"hx", None}},
-                      [has_cell_state](Holder& m, const Bound& in) -> c10::IValue {
+                      [](Holder& m, const Bound& in) -> c10::IValue {
                         at::Tensor input = tensor(in, "input");
                         if constexpr (std::is_same_v<Holder, nn::LSTM>) {
                           c10::optional<std::tuple<at::Tensor, at::Tensor>> hx;
@@ -105,12 +105,12 @@ void register_transformer_layers() {
 void register_recurrent_and_attention() {
   reg("LSTM", rnn_signature(true), [](const Bound& b) {
     auto o = rnn_options<nn::LSTMOptions>(b).proj_size(b.i("proj_size"));
-    return recurrent(b, nn::LSTM(o), true);
+    return recurrent(b, nn::LSTM(o));
   });
   reg("GRU", rnn_signature(false), [](const Bound& b) {
     if (b.s("nonlinearity") != "tanh")
       throw std::invalid_argument(b.what() + ": unexpected keyword argument 'nonlinearity'");
-    return recurrent(b, nn::GRU(rnn_options<nn::GRUOptions>(b)), false);
+    return recurrent(b, nn::GRU(rnn_options<nn::GRUOptions>(b)));
   });
   reg("RNN", rnn_signature(false), [](const Bound& b) {
     auto o = rnn_options<nn::RNNOptions>(b);
@@ -118,7 +118,7 @@ void register_recurrent_and_attention() {
     if (f == "tanh") o.nonlinearity(torch::kTanh);
     else if (f == "relu") o.nonlinearity(torch::kReLU);
     else throw std::invalid_argument(b.what() + ": unknown nonlinearity '" + f + "'");
-    return recurrent(b, nn::RNN(o), false);
+    return recurrent(b, nn::RNN(o));
   });
   reg("MultiheadAttention",
       placement({"embed_dim",

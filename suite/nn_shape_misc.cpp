@@ -82,6 +82,7 @@ template <class Holder, class Options, size_t D> void register_pad(const std::st
   Signature s = {"padding"};
   if (has_value) s.push_back("value");
   reg(name, s, [has_value](const Bound& b) {
+    (void)has_value;  // read only where Options takes a value
     if constexpr (std::is_constructible_v<Options, torch::ExpandingArray<D>, double>) {
       if (has_value) return unary(b, Holder(Options(arr<D>(b, "padding"), b.d("value"))));
     }
