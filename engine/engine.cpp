@@ -95,13 +95,27 @@ void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
 
 AttributeEngine::AttributeEngine(const Config& cfg) : cfg_(cfg), dtypes_(dtype_space(cfg.tensor)) {}
 
-int AttributeEngine::universe_kind(ArgType type, Attribute a, const MetaArg& self) {
+namespace {
+
+// The tensor whose values are solved: the argument's own, or entry `entry` of a tensor list (all
+// of whose entries are there from the start, the later ones not solved yet); nullptr when none.
+const TensorMeta* solving_tensor(const MetaArg& self, int64_t entry) {
+  if (self.tensors.empty()) return nullptr;
+  return &self.tensors[std::min(static_cast<size_t>(std::max<int64_t>(entry, 0)), self.tensors.size() - 1)];
+}
+
+}  // namespace
+
+int AttributeEngine::universe_kind(ArgType type, Attribute a, const MetaArg& self, int64_t entry) {
   if (a != A::Value) return 0;
-  if (has_tensors(type)) return self.tensors.empty() ? 0 : 1 + static_cast<int>(self.tensors.back().dtype);
+  if (has_tensors(type)) {
+    const TensorMeta* t = solving_tensor(self, entry);
+    return t ? 1 + static_cast<int>(t->dtype) : 0;
+  }
   return is_scalar(type) ? 1 + static_cast<int>(self.scalar_dtype) : 0;
 }
 
-VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg& self) const {
+VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg& self, int64_t entry) const {
   const auto& lim = cfg_.limits;
   const auto& tc = cfg_.tensor;
   switch (a) {
@@ -114,8 +128,10 @@ VariableSpace AttributeEngine::universe(ArgType type, Attribute a, const MetaArg
     case A::Value: break;
   }
   ArgType b = base(type);
-  if (has_tensors(type))
-    return tensor_value_space(self.tensors.empty() ? c10::ScalarType::Float : self.tensors.back().dtype);
+  if (has_tensors(type)) {
+    const TensorMeta* t = solving_tensor(self, entry);
+    return tensor_value_space(t ? t->dtype : c10::ScalarType::Float);
+  }
   if (is_scalar(type)) {
     switch (self.scalar_dtype) {
       case ScalarDtype::Bool: return VariableSpace(VarType::Bool);
@@ -183,7 +199,7 @@ const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, con
   bool constant = std::all_of(arg.constraints.begin(), arg.constraints.end(), [&](const auto& c) {
     return c.attribute != a || c.constant || !c.applies(cfg_.contract);
   });
-  const SolveKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self()), lenient};
+  const SolveKey key{&arg, a, negate, universe_kind(arg.type, a, ctx.self(), ctx.entry()), lenient};
   Solved* solved = find(key);
   const bool fresh = !solved;
   if (fresh) {
@@ -214,7 +230,7 @@ const VariableSpace& AttributeEngine::solve(const ArgSpec& arg, Attribute a, con
 VariableSpace AttributeEngine::solve_uncached(const ArgSpec& arg, Attribute a, const Ctx& ctx, int negate,
                                               bool& negated, std::vector<std::string>* applied, bool lenient,
                                               CtxReads* reads) const {
-  VariableSpace s = universe(arg.type, a, ctx.self());
+  VariableSpace s = universe(arg.type, a, ctx.self(), ctx.entry());
   negated = false;
   if (reads) reads->clear();
   struct Recording {  // the context's reads go to `reads` while the constraints run
@@ -357,7 +373,7 @@ template <class T> bool StructuralEngine::solve_list(int64_t count, Value& out) 
 const VariableSpace* MetaArgEngine::space_for(Attribute a, int64_t element, int64_t count, const IntList* partial,
                                               VariableSpace& buffer) {
   const bool wants = req_.negate >= 0 && !negated_ && argspec_->constraints[req_.negate].attribute == a;
-  const int kind = AttributeEngine::universe_kind(argspec_->type, a, *meta_);
+  const int kind = AttributeEngine::universe_kind(argspec_->type, a, *meta_, entry_);
   const VariableSpace** kept = nullptr;
   if (arg_ >= 0 && kind < kKinds)
     kept = &kept_[static_cast<size_t>(arg_)][static_cast<size_t>(a)][static_cast<size_t>(kind)];
@@ -443,7 +459,7 @@ std::vector<std::pair<VariableSpace, const Deviation*>> MetaArgEngine::avoided(A
       continue;  // not defined on these dependencies (an invalid sample's)
     }
     if (!op) continue;
-    VariableSpace keeps = attrs_.universe(argspec_->type, a, *meta_);
+    VariableSpace keeps = attrs_.universe(argspec_->type, a, *meta_, entry_);
     apply(keeps, c.suffix, *op, false);
     out.emplace_back(std::move(keeps), c.deviation.get());
   }

@@ -48,8 +48,10 @@ VariableSpace tensor_value_space(c10::ScalarType t);
 class AttributeEngine {
  public:
   explicit AttributeEngine(const Config& cfg);
-  // Every value the variable may take before constraints (the limits of the config).
-  VariableSpace universe(ArgType type, Attribute a, const MetaArg& self) const;
+  // Every value the variable may take before constraints (the limits of the config). `entry`:
+  // the entry of a tensor list being solved, whose dtype its values' universe is (-1: the
+  // argument's own tensor).
+  VariableSpace universe(ArgType type, Attribute a, const MetaArg& self, int64_t entry = -1) const;
   // The universe narrowed by the argument's constraints on `a`. Constraint `negate` (an index
   // into arg.constraints) is applied negated; `negated` tells whether it applied here. The
   // space is solved into `buffer` (or copied there, when solved before from the same reads of
@@ -62,7 +64,7 @@ class AttributeEngine {
   VariableSpace constant_domain(const ArgSpec& arg, Attribute a, int skip) const;
   // What `universe` reads of self, as a number (0: nothing): the dtype of a tensor's values, the
   // kind of a scalar.
-  static int universe_kind(ArgType type, Attribute a, const MetaArg& self);
+  static int universe_kind(ArgType type, Attribute a, const MetaArg& self, int64_t entry = -1);
   // Up to n distinct values: the boundaries and 0/±1 first, then random members. A finite
   // space with at most `all_up_to` members gives all of them.
   std::vector<Value> candidates(const VariableSpace& s, size_t n, Rng& rng, size_t all_up_to = 0) const;

@@ -271,7 +271,7 @@ Ctx Walk::context(Attribute a, int64_t element, int64_t count, const IntList* so
 void Walk::check(Attribute a, const Value& seen, int64_t element, int64_t count, const IntList* solved) {
   within_configuration(a, seen);
   Ctx ctx = context(a, element, count, solved);
-  VarType type = attrs_.universe(arg_->type, a, self_).type();
+  VarType type = attrs_.universe(arg_->type, a, self_, entry_).type();
   for (const Constraint& c : arg_->constraints) {
     if (c.attribute != a) continue;
     VariableSpace space(type);
@@ -297,7 +297,7 @@ void Walk::check_elements(const at::Tensor& data, int64_t count) {
 // [-20, 20], which says nothing about an input).
 void Walk::within_configuration(Attribute a, const Value& seen) {
   if (a == A::Value || a == A::Optional || (a == A::Dtype && is_scalar(arg_->type))) return;
-  VariableSpace u = attrs_.universe(arg_->type, a, self_);
+  VariableSpace u = attrs_.universe(arg_->type, a, self_, entry_);
   if (!u.contains(seen))
     add_once(out_.outside_scope, arg_->subject(a) + " in " + u.to_string() + " (the configuration)");
 }

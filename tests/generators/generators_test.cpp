@@ -188,6 +188,29 @@ std::vector<Sample> take(const Spec& spec, uint64_t seed, size_t n, Validity v =
   return out;
 }
 
+// Each entry of a tensor list holds values of its own space: an integral entry before the last
+// one once drew from the float space of the list's last entry (not solved yet), as floats cast
+// to its dtype (found by solver_fuzz under UBSan: -4.95 cast to uint8 in cat.default, seed
+// 50577534877696, sample 1, which held 252).
+TEST(ArgumentTupleGenerator, TensorListEntriesHoldValuesOfTheirOwnSpace) {
+  size_t entries = 0;
+  auto check = [&](const Sample& s) {
+    const c10::List<at::Tensor> list = s.args.at(0).toTensorList();
+    const MetaArg& m = s.metas.at(0);
+    for (size_t e = 0; e < list.size(); ++e, ++entries) {
+      const TensorMeta& t = m.tensors.at(e);
+      ASSERT_EQ(t.values.type(), tensor_value_space(t.dtype).type()) << s.op << " #" << s.index << " entry " << e;
+      for (double v : tensor_elements(list.get(e)))
+        ASSERT_TRUE(t.values.contains(v))
+            << s.op << " #" << s.index << " entry " << e << ": " << v << " not in " << t.values.to_string();
+    }
+  };
+  for (const char* op : {"cat.default", "stack.default"})
+    for (const Sample& s : take(*find_spec(op), 7, 100)) check(s);
+  check(take(*find_spec("cat.default"), 50577534877696, 2).back());
+  EXPECT_GT(entries, 200u);
+}
+
 // The values each value configuration brings into tensors: counts of elements equal to `v` over
 // the tensors of `dtype` in 300 valid samples of `op`.
 int64_t count_values(const char* op, const char* config, c10::ScalarType dtype, double v) {
