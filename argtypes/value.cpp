@@ -41,9 +41,9 @@ Value coerce(VarType t, const Value& v) {
   if (!is_numeric(v)) return v;
   switch (t) {
     case VarType::Bool: return as_double(v) != 0;
-    case VarType::Int: {  // integral doubles become ints; others stay (no Int space holds them)
+    case VarType::Int: {  // integral doubles within int64 become ints; others stay (no Int space holds them)
       double d = as_double(v);
-      return std::isfinite(d) && d == std::floor(d) ? Value(as_int(v)) : v;
+      return d == std::floor(d) && d >= -0x1p63 && d < 0x1p63 ? Value(as_int(v)) : v;
     }
     case VarType::Float: return as_double(v);
     default: return v;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,16 @@ TEST(ArgType, FloatBoolAndOptionalLengthLists) {
   EXPECT_EQ(name(ArgType::BoolList), "BoolList");
   EXPECT_EQ(name(ArgType::LengthListOpt), "LengthListOpt");
   EXPECT_EQ(name(ArgType::String), "String");  // the names after the new ones still line up
+}
+
+// An integral double becomes an int for an Int space only within int64's range: 2^63 (int64's
+// top as a double, which the extremes config favours) stayed a double, not an undefined cast
+// (found by solver_fuzz under UBSan).
+TEST(Value, CoercedToIntOnlyWithinInt64) {
+  EXPECT_EQ(coerce(VarType::Int, Value(-0x1p63)), Value(std::numeric_limits<int64_t>::min()));
+  EXPECT_EQ(coerce(VarType::Int, Value(3.0)), Value(int64_t{3}));
+  for (double d : {0x1p63, -0x1p64, 1e300, 2.5, double(INFINITY), double(NAN)})
+    EXPECT_TRUE(std::holds_alternative<double>(coerce(VarType::Int, Value(d)))) << d;
 }
 
 TEST(Value, ListsPrintAsPythonAndHaveLengths) {
