@@ -6,7 +6,7 @@ namespace opsfuzz {
 // two lanes in SSE2 made four. Built for x86-64-v4 beside the baseline, chosen when the program
 // loads (the baseline steps the same vector in four SSE2 parts). Integer steps: the same numbers
 // on every processor.
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)  // clang 14 leaves callers in other files unresolved
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
 void Rng::fill32(uint32_t* out, size_t n) {

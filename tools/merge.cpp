@@ -238,10 +238,13 @@ void order_shards(std::vector<Input>& inputs) {
       throw std::runtime_error(other->path + " and " + in.path + " are both shard " + in.shard->str());
     by_index[in.shard->index] = &in;
   }
-  for (size_t i = 0; i < count; ++i)
-    if (!by_index[i])
-      throw std::runtime_error("shard " + Shard{i, count}.str() + " is missing: the merge of a split takes its " +
-                               std::to_string(count) + " shards");
+  for (size_t i = 0; i < count; ++i) {
+    if (by_index[i]) continue;
+    std::string given;
+    for (const Input& in : inputs) given += (given.empty() ? "" : ", ") + in.path + " (" + in.shard->str() + ")";
+    throw std::runtime_error("shard " + Shard{i, count}.str() + " is missing: the merge of a split takes its " +
+                             std::to_string(count) + " shards, and got " + given);
+  }
   std::sort(inputs.begin(), inputs.end(),
             [](const Input& a, const Input& b) { return a.shard->index < b.shard->index; });
 }
