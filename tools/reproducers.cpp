@@ -106,8 +106,9 @@ std::vector<Sample> narrowed(const Spec& spec, const Sample& s) {
     return t;
   });
   std::vector<Sample> out;
-  for (const auto& [from_right, size] : cuts)
+  for (const auto& cut : cuts)
     for (bool second : {false, true}) {
+      const int64_t from_right = cut.first, size = cut.second;  // not bound: clang 14's lambdas capture no binding
       const int64_t length = second ? size / 2 : (size + 1) / 2, start = second ? size - length : 0;
       Sample c = with_tensors(s, [&](const at::Tensor& t) {
         const int64_t d = t.dim() - from_right;
