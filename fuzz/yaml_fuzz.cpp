@@ -1,6 +1,7 @@
 // yaml_fuzz: bytes as a YAML suite, loaded, validated and expanded, and each test's inputs and
-// module materialized (no kernel runs; within a memory budget). Properties: no crash, hang, leak or sanitizer report,
-// and every diagnostic of the document points inside it (a line and a column of the input).
+// module materialized (no kernel runs; within a memory budget). Properties: no crash, hang, leak
+// or sanitizer report, and every diagnostic of the document points inside it (a line and a
+// column of the input).
 #include "fuzz/check.h"
 #include "suite/materialize.h"
 #include "suite/suite.h"
