@@ -128,6 +128,8 @@ Input read_run(const std::string& path, const std::string& text, std::ostream& e
         continue;
       }
       throw std::runtime_error(where + ": " + kNeither + ": " + e.what());
+    } catch (const json::exception& e) {  // a number past double's range (1e999), say
+      throw std::runtime_error(where + ": " + kNeither + ": " + e.what());
     }
     std::string type = type_of(record);
     if (!head_line && type != "meta") throw std::runtime_error(where + ": " + kNeither);
