@@ -153,13 +153,7 @@ double VariableGenerator::uniform(uint32_t bits, Rng& rng) {
   }
   // An offset into the windows laid end to end: from the 32 bits when they are enough (floats,
   // and at most 2^16 integers in all), else from a fresh draw.
-  if (windows_from_bits_) return from_windows(bits);
-  double r = rng.uniform01() * total_;
-  for (size_t i = 0; i < windows_.size(); ++i) {
-    if (r < widths_[i]) return is_int_ ? windows_[i].lo + std::floor(r) : windows_[i].lo + r;
-    r -= widths_[i];
-  }
-  return windows_.back().hi;
+  return in_windows((windows_from_bits_ ? bits * 0x1.0p-32 : rng.uniform01()) * total_);
 }
 
 // Built for x86-64-v4 (AVX-512) and v3 (AVX2) beside the baseline, chosen when the program

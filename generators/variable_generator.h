@@ -56,7 +56,7 @@ class VariableGenerator {
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t r = rng.next();
       const uint32_t high = static_cast<uint32_t>(r >> 32);
-      const double drawn = one_window ? from_bits(high) : from_windows(high);
+      const double drawn = one_window ? from_bits(high) : in_windows(high * 0x1.0p-32 * total_);
       const double entry = entries ? table_[(uint64_t{high} * entries) >> 32] : drawn;
       out[i] = make(select(static_cast<uint32_t>(r) >= uniform_below_, entry, drawn));
     }
@@ -97,11 +97,10 @@ class VariableGenerator {
   // A uniform draw over several windows (a single one is draw_window's), or a boundary when the
   // space is not an interval or nothing of it lies near 0.
   double uniform(uint32_t bits, Rng& rng);
-  // uniform's draw when 32 bits are enough for it (windows_from_bits_): the same value. Two
-  // windows (a nonzero divisor's, equally likely) are chosen between without a branch.
-  [[gnu::always_inline]] double from_windows(uint32_t bits) const {
-    double r = bits * 0x1.0p-32 * total_;
-    // An offset r >= 0 into a window: integers take its floor.
+  // The value at offset r >= 0 into the windows laid end to end (integers take its floor), as
+  // uniform draws it. Two windows (a nonzero divisor's, equally likely) are chosen between
+  // without a branch.
+  [[gnu::always_inline]] double in_windows(double r) const {
     auto at = [&](const Interval& x, double r) {
       return x.lo + (is_int_ ? static_cast<double>(static_cast<int64_t>(r)) : r);
     };
@@ -130,7 +129,7 @@ class VariableGenerator {
   std::vector<double> table_;                   // the mixture's values besides the uniform draw
   uint64_t uniform_below_ = uint64_t{1} << 32;  // a draw is uniform when its low 32 bits are below
   bool single_window_ = false;
-  bool windows_from_bits_ = false;  // uniform draws from_windows gives: several windows, few integers
+  bool windows_from_bits_ = false;  // uniform draws several windows from 32 bits: few integers in them
   bool plain_ = false;              // Uniform profile over a single window
   double lo_ = 0, width_ = 0;       // the single window
   uint64_t span_ = 1;
