@@ -121,14 +121,13 @@ Input read_run(const std::string& path, const std::string& text, std::ostream& e
     json record;
     try {
       record = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number past double's range (1e999)
       // A run killed while writing leaves a cut record, whose item --resume runs again.
-      if (head_line && e.byte > line.size()) {
+      const auto* syntax = dynamic_cast<const json::parse_error*>(&e);
+      if (head_line && syntax && syntax->byte > line.size()) {
         err << "merge: " << where << ": a cut record (a killed run) skipped\n";
         continue;
       }
-      throw std::runtime_error(where + ": " + kNeither + ": " + e.what());
-    } catch (const json::exception& e) {  // a number past double's range (1e999), say
       throw std::runtime_error(where + ": " + kNeither + ": " + e.what());
     }
     std::string type = type_of(record);
