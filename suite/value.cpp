@@ -1,12 +1,15 @@
 #include "suite/value.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <regex>
+#include <span>
+#include <string_view>
 
 namespace opsfuzz::suite {
 
@@ -280,14 +283,86 @@ bool python_equal(const YamlValue& a, const YamlValue& b) {
 
 namespace {
 
-const std::regex kBool("yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
-const std::regex kNull("~|null|Null|NULL|");
-const std::regex kInt(
-    "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
-    "|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+");
-const std::regex kFloat(
-    "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?"
-    "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)");
+// YAML 1.1's words for null, booleans and the special floats, and its number syntax
+// (yaml.org/type/int.html, float.html), matched by hand: a suite's scalars (keys, shapes, values)
+// are many, and a regular expression per scalar made reading them slow.
+constexpr std::string_view kNull[] = {"~", "null", "Null", "NULL", ""};
+constexpr std::string_view kBool[] = {"yes",   "Yes",   "YES",   "no", "No", "NO", "true", "True", "TRUE",
+                                      "false", "False", "FALSE", "on", "On", "ON", "off",  "Off",  "OFF"};
+constexpr std::string_view kInf[] = {".inf", ".Inf", ".INF"};
+constexpr std::string_view kNan[] = {".nan", ".NaN", ".NAN"};
+
+bool is_one_of(std::string_view s, std::span<const std::string_view> words) {
+  return std::ranges::find(words, s) != words.end();
+}
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// The length of the run of characters `in` accepts at the front of `s`.
+template <class Pred> size_t run_of(std::string_view s, Pred in) {
+  size_t n = 0;
+  while (n < s.size() && in(s[n])) ++n;
+  return n;
+}
+
+// Non-empty and every character accepted.
+template <class Pred> bool all_of(std::string_view s, Pred in) { return !s.empty() && run_of(s, in) == s.size(); }
+
+// Base 60's parts after the first: one or more ":" [0-5]?[0-9].
+bool sexagesimal_tail(std::string_view s) {
+  if (s.empty()) return false;
+  while (!s.empty()) {
+    if (s[0] != ':') return false;
+    s.remove_prefix(1);
+    const size_t n = run_of(s, digit);
+    if (n == 0 || n > 2 || (n == 2 && s[0] > '5')) return false;
+    s.remove_prefix(n);
+  }
+  return true;
+}
+
+// An exponent, or nothing: [eE][-+][0-9]+.
+bool optional_exponent(std::string_view s) {
+  return s.empty() ||
+         (s.size() >= 3 && (s[0] == 'e' || s[0] == 'E') && (s[1] == '-' || s[1] == '+') && all_of(s.substr(2), digit));
+}
+
+// YAML 1.1's int: [-+]? then binary 0b.., octal 0.., decimal, hexadecimal 0x.. or base 60 (1:30);
+// underscores between digits.
+bool yaml_int_syntax(std::string_view text) {
+  std::string_view s = text.substr(!text.empty() && (text[0] == '-' || text[0] == '+'));
+  auto digit_ = [](char c) { return digit(c) || c == '_'; };
+  if (s.starts_with("0b")) return all_of(s.substr(2), [](char c) { return c == '0' || c == '1' || c == '_'; });
+  if (s.starts_with("0x"))
+    return all_of(s.substr(2), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '_'; });
+  if (s == "0") return true;
+  if (s.starts_with('0')) return all_of(s.substr(1), [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
+  if (s.empty() || !digit(s[0])) return false;
+  const size_t head = run_of(s, digit_);
+  return head == s.size() || sexagesimal_tail(s.substr(head));
+}
+
+// YAML 1.1's float: [-+]? digits "." digits exponent?, "." digits exponent? (unsigned), base 60
+// with a fraction (1:30.5), [-+]?.inf, .nan; underscores between digits.
+bool yaml_float_syntax(std::string_view text) {
+  const bool has_sign = !text.empty() && (text[0] == '-' || text[0] == '+');
+  std::string_view s = text.substr(has_sign);
+  auto digit_ = [](char c) { return digit(c) || c == '_'; };
+  if (is_one_of(s, kInf)) return true;
+  if (s.starts_with('.')) {
+    if (has_sign) return false;
+    if (is_one_of(s, kNan)) return true;
+    const size_t n = run_of(s.substr(1), digit_);
+    return n > 0 && optional_exponent(s.substr(1 + n));
+  }
+  if (s.empty() || !digit(s[0])) return false;
+  s.remove_prefix(run_of(s, digit_));
+  const size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view fraction = s.substr(dot + 1);
+  if (dot == 0) return optional_exponent(fraction.substr(run_of(fraction, digit_)));
+  return sexagesimal_tail(s.substr(0, dot)) && run_of(fraction, digit_) == fraction.size();
+}
 
 std::string without_underscores(std::string_view text) {
   std::string out;
@@ -368,17 +443,17 @@ bool may_be_number(const std::string& text) {
 }  // namespace
 
 YamlValue resolve_plain_scalar(const std::string& text, Pos pos) {
-  if (std::regex_match(text, kNull)) return YamlValue::null(std::move(pos));
-  if (std::regex_match(text, kBool)) {
+  if (is_one_of(text, kNull)) return YamlValue::null(std::move(pos));
+  if (is_one_of(text, kBool)) {
     char c = text[0];
     return YamlValue::boolean(
         c == 'y' || c == 'Y' || c == 't' || c == 'T' || ((c == 'o' || c == 'O') && (text[1] == 'n' || text[1] == 'N')),
         std::move(pos));
   }
   if (may_be_number(text)) {
-    if (std::regex_match(text, kFloat))
+    if (yaml_float_syntax(text))
       if (auto f = construct_float(text)) return YamlValue::floating(*f, std::move(pos));
-    if (std::regex_match(text, kInt))
+    if (yaml_int_syntax(text))
       if (auto i = construct_int(text)) return YamlValue::integer(*i, std::move(pos));
   }
   return YamlValue::string(text, false, std::move(pos));
