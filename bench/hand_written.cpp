@@ -13,19 +13,12 @@ constexpr int64_t kMaxGroups = 8;
 // weight (out, C / groups, kernel...): out in whole groups, each dilated kernel dim within the
 // padded input; sizes 0 to 9.
 GenSets weight_size(const Ctx& c) {
-  GenSets g;
   const int64_t groups = c.as_int("groups"), d = c.dim();
-  auto split = [&](auto&& valid) {
-    for (int64_t v = 0; v <= kMaxWeightSize; ++v) (valid(v) ? g.valid : g.invalid).push_back(Value(v));
-  };
-  if (d == 0) split([&](int64_t v) { return v > 0 && v % groups == 0; });
-  else if (d == 1) split([&](int64_t v) { return v == c.size("input", 1) / groups; });
-  else
-    split([&](int64_t k) {
-      const int64_t room = c.size("input", d) + 2 * param(c, "padding", d - 2) - 1;
-      return k >= 1 && (k - 1) * param(c, "dilation", d - 2) <= room;
-    });
-  return g;
+  if (d == 0) return split(0, kMaxWeightSize, [groups](int64_t v) { return v > 0 && v % groups == 0; });
+  if (d == 1) return split(0, kMaxWeightSize, [n = c.size("input", 1) / groups](int64_t v) { return v == n; });
+  const int64_t room = c.size("input", d) + 2 * param(c, "padding", d - 2) - 1;
+  const int64_t dilation = param(c, "dilation", d - 2);
+  return split(0, kMaxWeightSize, [room, dilation](int64_t k) { return k >= 1 && (k - 1) * dilation <= room; });
 }
 
 // The baseline's arguments; `weight` and `groups` as the caller ties them to the others.

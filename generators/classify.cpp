@@ -159,9 +159,10 @@ class Walk {
   void check_elements(const at::Tensor& data, int64_t count);
   void within_configuration(Attribute a, const Value& seen);
   Ctx context(Attribute a, int64_t element, int64_t count, const IntList* solved) const;
-  // Narrows `space` (every value of the variable) to what constraint `c` allows here; false when
-  // `c` says nothing here or cannot be evaluated.
-  bool narrow(const Constraint& c, const Ctx& ctx, VariableSpace& space);
+  // What constraint `c` asks here: a space of the variable's values (every value of type `type`,
+  // narrowed by it) or a Gen's rule; nullopt when `c` says nothing here or cannot be evaluated.
+  struct Verdict;
+  std::optional<Verdict> judge(const Constraint& c, const Ctx& ctx, VarType type);
   void missed(const std::string& label, Role role, const DeviationRef& deviation);
 
   const Spec& spec_;
@@ -268,14 +269,20 @@ Ctx Walk::context(Attribute a, int64_t element, int64_t count, const IntList* so
   return ctx;
 }
 
+// A Gen's candidates are a window of generation, not the rule: its rule judges the value.
+struct Walk::Verdict {
+  VariableSpace space;
+  GenRule rule;
+  bool keeps(const Value& v) const { return rule ? rule(v) : space.contains(v); }
+};
+
 void Walk::check(Attribute a, const Value& seen, int64_t element, int64_t count, const IntList* solved) {
   within_configuration(a, seen);
   Ctx ctx = context(a, element, count, solved);
   VarType type = attrs_.universe(arg_->type, a, self_, entry_).type();
   for (const Constraint& c : arg_->constraints) {
     if (c.attribute != a) continue;
-    VariableSpace space(type);
-    if (narrow(c, ctx, space) && !space.contains(seen)) missed(c.label, c.role, c.deviation);
+    if (auto verdict = judge(c, ctx, type); verdict && !verdict->keeps(seen)) missed(c.label, c.role, c.deviation);
   }
 }
 
@@ -284,11 +291,12 @@ void Walk::check_elements(const at::Tensor& data, int64_t count) {
   VarType type = tensor_value_space(data.scalar_type()).type();
   std::optional<std::vector<double>> values;  // read only when a constraint needs them
   for (const Constraint& c : arg_->constraints) {
-    VariableSpace space(type);
-    if (c.attribute != A::Value || !narrow(c, ctx, space)) continue;
+    if (c.attribute != A::Value) continue;
+    std::optional<Verdict> verdict = judge(c, ctx, type);
+    if (!verdict) continue;
     if (!values) values = tensor_elements(data);
-    bool all_in = std::all_of(values->begin(), values->end(), [&](double v) { return space.contains(v); });
-    if (!all_in) missed(c.label, c.role, c.deviation);
+    if (!std::all_of(values->begin(), values->end(), [&](double v) { return verdict->keeps(v); }))
+      missed(c.label, c.role, c.deviation);
   }
 }
 
@@ -302,14 +310,16 @@ void Walk::within_configuration(Attribute a, const Value& seen) {
     add_once(out_.outside_scope, arg_->subject(a) + " in " + u.to_string() + " (the configuration)");
 }
 
-bool Walk::narrow(const Constraint& c, const Ctx& ctx, VariableSpace& space) {
+std::optional<Walk::Verdict> Walk::judge(const Constraint& c, const Ctx& ctx, VarType type) {
   try {
     std::optional<Operand> op = c.fn(ctx);
-    if (op) apply(space, c.suffix, *op, false);
-    return op.has_value();
+    if (!op) return std::nullopt;
+    Verdict v{VariableSpace(type), op->allows};
+    if (!v.rule) apply(v.space, c.suffix, *op, false);
+    return v;
   } catch (const std::exception& e) {
     add_once(out_.unevaluated, c.label + ": " + e.what());
-    return false;
+    return std::nullopt;
   }
 }
 

@@ -4,8 +4,9 @@
 // value) and the spec's arguments are walked in dependency order as the engine solves them, so
 // every constraint function sees the context it sees in generation. Each constraint is tested on
 // its own: its condition narrows the whole space of the variable (not the configuration's
-// limits), and the observed value is in it or not. A tensor's Value constraints hold when every
-// element is in the space (NaN only where the space admits it); joint constraints are evaluated
+// limits), and the observed value is in it or not; a Gen constraint's rule judges the value itself
+// (its candidates are only what generation draws from). A tensor's Value constraints hold when
+// every element keeps them (NaN only where the space admits it); joint constraints are evaluated
 // on the observed attributes.
 //
 // What a missed constraint means depends on its role:

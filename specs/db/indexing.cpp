@@ -56,7 +56,7 @@ template <class F> Cond index_values(std::string n_text, F n_of, bool wraps) {
   return Gen("in [" + lo + ", " + n_text + ")", [n_of, wraps](const Ctx& c) -> std::optional<GenSets> {
     int64_t n = n_of(c), lo = wraps ? -n : 0;
     if (n == 0) return std::nullopt;  // the index is empty then (a scope on its size)
-    GenSets g;
+    GenSets g(on_ints([lo, n](int64_t v) { return v >= lo && v < n; }));
     for (int64_t v = lo; v < n; ++v) g.valid.push_back(v);
     g.invalid.push_back(lo - 1);
     g.invalid.push_back(n);
@@ -329,9 +329,7 @@ ArgSpec index_list(const std::string& op) {
           if (is_index(t) && od >= 0 && t.shape[static_cast<size_t>(od)] != 1) fixed = t.shape[static_cast<size_t>(od)];
         }
         if (!fixed) return std::nullopt;
-        GenSets g;
-        for (int64_t v = 0; v <= 9; ++v) (v == *fixed || v == 1 ? g.valid : g.invalid).push_back(v);
-        return g;
+        return split(0, 9, [f = *fixed](int64_t v) { return v == f || v == 1; });
       }))
       .value(index_values("self.size of the dim it indexes", [](const Ctx& c) -> int64_t {
         if (!is_index(c.tensor())) return 0;  // masks: their own rule
@@ -437,10 +435,12 @@ Spec index_put() {
               int64_t od = c.dim() - (c.rank() - static_cast<int64_t>(shape.size()));
               if (od < 0) return std::nullopt;
               int64_t r = shape[static_cast<size_t>(od)];
-              GenSets g;
-              for (int64_t v = 0; v <= 9; ++v) (v == 1 || v == r ? g.valid : g.invalid).push_back(v);
-              if (r < 0) g.invalid.clear();  // the count is unknown: no size is surely wrong
-              return g;
+              if (r < 0) {  // the count is unknown: no size is surely wrong, 1 surely fits
+                GenSets g(on_ints([](int64_t) { return true; }));
+                g.valid = {int64_t{1}};
+                return g;
+              }
+              return split(0, 9, [r](int64_t v) { return v == 1 || v == r; });
             })))
       .in(Bool("accumulate").deps("indices")
             .value(Avoid(trailing_none, Eq("true when a mask is followed by None entries", [](const Ctx& c) -> std::optional<bool> {
@@ -605,7 +605,7 @@ Spec embedding_bag() {
             .size(Scope(Ge("2 when include_last_offset", [](const Ctx& c) { return c.as_int("include_last_offset") ? 2 : 0; })))
             .value(Gen("in [0, len(indices)]", [](const Ctx& c) {
               int64_t n = c.numel("indices");
-              GenSets g;
+              GenSets g(on_ints([n](int64_t v) { return v >= 0 && v <= n; }));
               for (int64_t v = 0; v <= n; ++v) g.valid.push_back(v);
               g.invalid = {int64_t{-1}, n + 1};
               return g;

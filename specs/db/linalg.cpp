@@ -6,8 +6,11 @@
 #include "argtypes/rng.h"
 
 #include <array>
+#include <cctype>
+#include <map>
 #include <numeric>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace opsfuzz::db {
@@ -152,9 +155,7 @@ Cond batch_dims_broadcastable_with(std::string arg) {
     int64_t from_end = c.rank() - c.dim();
     if (from_end <= 2 || from_end > c.rank(arg)) return std::nullopt;
     int64_t fixed = c.size(arg, -from_end);
-    GenSets g;
-    for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 || fixed == 1 ? g.valid : g.invalid).push_back(v);
-    return g;
+    return split(0, 8, [fixed](int64_t v) { return v == fixed || v == 1 || fixed == 1; });
   });
 }
 
@@ -253,9 +254,7 @@ Cond broadcastable_to_result() {
     int64_t at = int64_t(shape.size()) - (c.rank() - c.dim());
     if (at < 0) return std::nullopt;
     int64_t fixed = shape[size_t(at)];
-    GenSets g;
-    for (int64_t v = 0; v <= 8; ++v) (v == fixed || v == 1 ? g.valid : g.invalid).push_back(v);
-    return g;
+    return split(0, 8, [fixed](int64_t v) { return v == fixed || v == 1; });
   });
 }
 
@@ -357,7 +356,8 @@ struct Equation {
 
 // Whether the leading `covered[i]` dims of each shape broadcast, aligned from the right.
 bool ellipses_broadcast(const std::vector<IntList>& shapes, const std::vector<int64_t>& covered) {
-  for (int64_t p = 0; p < 8; ++p) {
+  const int64_t widest = covered.empty() ? 0 : *std::max_element(covered.begin(), covered.end());
+  for (int64_t p = 0; p < widest; ++p) {
     int64_t seen = 1;
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (covered[i] <= p) continue;
@@ -533,6 +533,36 @@ std::optional<std::string> not_a_letter(Equation eq, const std::vector<IntList>&
   return s;
 }
 
+// Ellipses over leading dims that do not broadcast: two terms cover more dims with theirs (the
+// subscripts of those dims dropped, and from the output where no term keeps them).
+std::optional<std::string> ellipsis_mismatch(Equation eq, const std::vector<IntList>& shapes, Rng& rng) {
+  std::vector<int64_t> covered(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) covered[i] = first_labelled(eq, i, int64_t(shapes[i].size()));
+  std::vector<std::vector<int64_t>> mismatched;  // covers of two more tensors that do not broadcast
+  for (size_t i = 0; i < shapes.size(); ++i)
+    for (size_t j = i + 1; j < shapes.size(); ++j)
+      for (int64_t ci = covered[i]; ci <= int64_t(shapes[i].size()); ++ci)
+        for (int64_t cj = covered[j]; cj <= int64_t(shapes[j].size()); ++cj) {
+          std::vector<int64_t> cover = covered;
+          cover[i] = ci, cover[j] = cj;
+          if (!ellipses_broadcast(shapes, cover)) mismatched.push_back(std::move(cover));
+        }
+  if (mismatched.empty()) return std::nullopt;
+  const std::vector<int64_t>& cover = mismatched[rng.index(mismatched.size())];
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (cover[i] == covered[i]) continue;
+    std::vector<int>& term = eq.terms[i];
+    std::vector<int> kept(term.end() - (int64_t(shapes[i].size()) - cover[i]), term.end());
+    term = {kEllipsis};
+    term.insert(term.end(), kept.begin(), kept.end());
+  }
+  if (eq.output) {
+    const std::vector<int> used = eq.used();
+    std::erase_if(*eq.output, [&](int l) { return l != kEllipsis && std::find(used.begin(), used.end(), l) == used.end(); });
+  }
+  return eq.text();
+}
+
 struct EinsumRule {
   const char* text;
   Breaker breaker;
@@ -545,21 +575,130 @@ const EinsumRule kEinsumRules[] = {
     {"repeats no subscript in its output", repeated_output},
     {"has only output subscripts that appear in the terms of tensors", output_not_in_inputs},
     {"has only letters for subscripts", not_a_letter},
+    {"covers with ellipses only dims of tensors that broadcast (equal sizes or 1, aligned from the right)",
+     ellipsis_mismatch},
 };
 constexpr size_t kEinsumRuleCount = std::size(kEinsumRules);
+using EinsumVerdicts = std::array<bool, kEinsumRuleCount>;  // per rule: kept
+
+// An equation as torch.einsum reads it (spaces dropped), each character where a subscript stands
+// taken as one: a letter (0..51), an ellipsis, or a character that is not a letter (kNotALetter
+// plus the character, so that equal ones are one subscript).
+constexpr int kNotALetter = 1000;
+Equation parse_equation(std::string_view text) {
+  Equation eq;
+  eq.terms.emplace_back();
+  auto current = [&]() -> std::vector<int>& { return eq.output ? *eq.output : eq.terms.back(); };
+  for (size_t k = 0; k < text.size(); ++k) {
+    const char ch = text[k];
+    std::vector<int>& term = current();
+    if (ch == ' ') continue;
+    if (ch == ',' && !eq.output) {
+      eq.terms.emplace_back();
+    } else if (text.substr(k, 2) == "->" && !eq.output) {
+      eq.output.emplace(), ++k;
+    } else if (text.substr(k, 3) == "..." && std::find(term.begin(), term.end(), kEllipsis) == term.end()) {
+      term.push_back(kEllipsis), k += 2;
+    } else if (std::isalpha(static_cast<unsigned char>(ch)) && static_cast<unsigned char>(ch) < 128) {
+      term.push_back(std::islower(static_cast<unsigned char>(ch)) ? ch - 'a' : ch - 'A' + 26);
+    } else {
+      term.push_back(kNotALetter + static_cast<unsigned char>(ch));
+    }
+  }
+  return eq;
+}
+
+// The dim of a rank-`rank` tensor that position p of `term` labels: the subscripts before an
+// ellipsis label the leading dims, those after it the trailing ones.
+int64_t labelled_dim(const std::vector<int>& term, size_t p, int64_t rank) {
+  auto ellipsis = std::find(term.begin(), term.end(), kEllipsis);
+  if (ellipsis == term.end() || term.begin() + int64_t(p) < ellipsis) return int64_t(p);
+  return rank - int64_t(term.size() - p);
+}
+
+// Which rules of einsum the equation keeps for tensors of `shapes`. Each rule is judged where the
+// ones it builds on leave it a meaning: subscript counts on the terms that have a tensor, sizes on
+// the terms whose count fits their tensor; a term whose repeated subscript labels dims of two sizes
+// gives that subscript no size to broadcast. With no tensor at all, no rule has a meaning.
+EinsumVerdicts einsum_verdicts(std::string_view text, const std::vector<IntList>& shapes) {
+  EinsumVerdicts kept;
+  kept.fill(true);
+  if (shapes.empty()) return kept;
+  const Equation eq = parse_equation(text);
+  auto is_letter = [](int l) { return l >= 0 && l < 52; };
+  auto count = [](const std::vector<int>& t) { return int64_t(t.size()) - std::count(t.begin(), t.end(), kEllipsis); };
+  kept[0] = eq.terms.size() == shapes.size();
+  std::map<int, std::vector<int64_t>> sizes;  // per subscript, its size in each term that gives it one
+  std::vector<IntList> ellipsis_dims;         // per term with an ellipsis, the dims it covers
+  for (size_t i = 0; i < std::min(eq.terms.size(), shapes.size()); ++i) {
+    const std::vector<int>& term = eq.terms[i];
+    const int64_t rank = int64_t(shapes[i].size());
+    const bool ellipsis = count(term) < int64_t(term.size());
+    if (ellipsis ? count(term) > rank : count(term) != rank) {
+      kept[1] = false;
+      continue;
+    }
+    if (ellipsis) {
+      const int64_t before = std::find(term.begin(), term.end(), kEllipsis) - term.begin();
+      ellipsis_dims.emplace_back(shapes[i].begin() + before, shapes[i].begin() + before + (rank - count(term)));
+    }
+    std::map<int, std::set<int64_t>> in_term;
+    for (size_t p = 0; p < term.size(); ++p)
+      if (term[p] != kEllipsis) in_term[term[p]].insert(shapes[i][size_t(labelled_dim(term, p, rank))]);
+    for (const auto& [l, s] : in_term) {
+      if (s.size() > 1) kept[2] = false;
+      else sizes[l].push_back(*s.begin());
+    }
+  }
+  for (const auto& [l, s] : sizes) {
+    int64_t seen = 1;
+    for (int64_t v : s) {
+      if (v != 1 && seen != 1 && v != seen) kept[3] = false;
+      if (v != 1) seen = v;
+    }
+  }
+  std::vector<int64_t> widths;
+  for (const IntList& dims : ellipsis_dims) widths.push_back(int64_t(dims.size()));
+  kept[7] = ellipses_broadcast(ellipsis_dims, widths);
+  auto all_letters = [&](const std::vector<int>& t) {
+    return std::all_of(t.begin(), t.end(), [&](int l) { return l == kEllipsis || is_letter(l); });
+  };
+  kept[6] = std::all_of(eq.terms.begin(), eq.terms.end(), all_letters) && (!eq.output || all_letters(*eq.output));
+  if (!eq.output) return kept;
+  const std::vector<int> used = eq.used();
+  for (size_t p = 0; p < eq.output->size(); ++p) {
+    const int l = (*eq.output)[p];
+    if (l == kEllipsis) continue;
+    if (std::count(eq.output->begin(), eq.output->end(), l) > 1) kept[4] = false;
+    if (std::find(used.begin(), used.end(), l) == used.end()) kept[5] = false;
+  }
+  return kept;
+}
+
+// Whether the equation breaks rule r of einsum and no other.
+bool breaks_only(std::string_view text, const std::vector<IntList>& shapes, size_t r) {
+  const EinsumVerdicts kept = einsum_verdicts(text, shapes);
+  for (size_t k = 0; k < kEinsumRuleCount; ++k)
+    if (kept[k] == (k == r)) return false;
+  return true;
+}
+
+std::vector<IntList> operand_shapes(const Ctx& c) {
+  std::vector<IntList> shapes;
+  for (const auto& t : c.meta("tensors").tensors) shapes.push_back(t.shape);
+  return shapes;
+}
 
 // The candidate equations for the tensors' shapes: valid ones, and for each rule some breaking it alone.
 struct EquationPool {
   std::vector<std::string> valid;
   std::array<std::vector<std::string>, kEinsumRuleCount> broken;
 };
-EquationPool equation_pool(const Ctx& c) {
-  std::vector<IntList> shapes;
+EquationPool equation_pool(const std::vector<IntList>& shapes) {
   uint64_t seed = 0x5eed;
-  for (const auto& t : c.meta("tensors").tensors) {
-    shapes.push_back(t.shape);
-    seed = derive_seed(seed, t.shape.size());
-    for (int64_t s : t.shape) seed = derive_seed(seed, uint64_t(s));
+  for (const IntList& shape : shapes) {
+    seed = derive_seed(seed, shape.size());
+    for (int64_t s : shape) seed = derive_seed(seed, uint64_t(s));
   }
   Rng rng(seed);
   EquationPool pool;
@@ -570,15 +709,20 @@ EquationPool equation_pool(const Ctx& c) {
     if (seen.insert(eq.text()).second) pool.valid.push_back(eq.text());
     for (size_t r = 0; r < kEinsumRuleCount; ++r)
       if (pool.broken[r].size() < 2)
-        if (auto bad = kEinsumRules[r].breaker(eq, shapes, rng); bad && seen.insert(*bad).second) pool.broken[r].push_back(*bad);
+        if (auto bad = kEinsumRules[r].breaker(eq, shapes, rng); bad && breaks_only(*bad, shapes, r) && seen.insert(*bad).second)
+          pool.broken[r].push_back(*bad);
   }
   return pool;
 }
 
 Cond einsum_rule(size_t r) {
   return Gen(kEinsumRules[r].text, [r](const Ctx& c) {
-    EquationPool pool = equation_pool(c);
-    GenSets g;
+    std::vector<IntList> shapes = operand_shapes(c);
+    EquationPool pool = equation_pool(shapes);
+    GenSets g([r, shapes](const Value& v) {
+      const auto* text = std::get_if<std::string>(&v);
+      return text && einsum_verdicts(*text, shapes)[r];
+    });
     for (const auto& e : pool.valid) g.valid.emplace_back(e);
     for (size_t k = 0; k < kEinsumRuleCount; ++k)
       for (const auto& e : pool.broken[k]) (k == r ? g.invalid : g.valid).emplace_back(e);

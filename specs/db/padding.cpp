@@ -7,6 +7,9 @@ namespace {
 
 using S = c10::ScalarType;
 
+// Pads are generated in [-kPadWindow, kPadWindow].
+constexpr int64_t kPadWindow = 9;
+
 // The padded dim of pad entry i: pairs pad the last dims, the last dim first.
 int64_t padded_size(const Ctx& c, int64_t i) { return c.size("self", c.rank("self") - 1 - i / 2); }
 
@@ -22,8 +25,8 @@ GenSets constant_pads(const Ctx& c) {
     lo = std::max(1 - size - first, -size - std::min<int64_t>(first, 0));
     broken = -size - std::min<int64_t>(first, 0);  // narrows to a negative length
   }
-  GenSets g;
-  for (int64_t v = -9; v <= 9; ++v) {
+  GenSets g(on_ints([lo](int64_t v) { return v >= lo; }));
+  for (int64_t v = -kPadWindow; v <= kPadWindow; ++v) {
     if (v >= lo) g.valid.push_back(v);
     else if (v < broken) g.invalid.push_back(v);
   }
@@ -63,7 +66,7 @@ Spec constant_pad_nd() {
 // padded size of its dim positive.
 struct Kernel {
   int64_t n;                  // padded dims
-  int64_t largest_pad;        // the largest pad the rules allow, -1: the size of its dim - 1
+  bool pads_below_size;       // each pad is below the size of its dim (else any pad)
   bool checks_length;         // the kernel checks len(padding)
   bool checks_each_size;      // ... that each padded size is positive, not only one of them
   bool empty_channels;        // dim 0 of an (n + 1)-d self may be empty too
@@ -79,28 +82,33 @@ struct Kernel {
   }
   // Whether dim `d` of a rank-`r` self may be empty.
   bool may_be_empty(int64_t d, int64_t r) const { return d == 0 && (empty_channels || r == n + 2); }
-  int64_t largest(int64_t size) const { return largest_pad < 0 ? size - 1 : largest_pad; }
+  // The largest pad the rules allow on a dim of `size`, if any.
+  std::optional<int64_t> largest(int64_t size) const {
+    return pads_below_size ? std::optional<int64_t>(size - 1) : std::nullopt;
+  }
 };
 // reflection_padNd: each pad reflects inside its dim, so it is smaller than that dim (a negative
 // pad crops). The 1d and 2d kernels do not check the length.
-Kernel reflection_kernel(int64_t n) { return {n, -1, n == 3, n == 1, n < 3, n == 3}; }
+Kernel reflection_kernel(int64_t n) { return {n, true, n == 3, n == 1, n < 3, n == 3}; }
 // replication_padNd: any pad, negative ones crop.
-Kernel replication_kernel(int64_t n) { return {n, 9, true, n == 1, false}; }  // 9: the largest Length generated
+Kernel replication_kernel(int64_t n) { return {n, false, true, n == 1, false}; }
 
-// padding[i] of a 1d/2d/3d padding op: the padded size of each dim stays positive. The first
-// entry of a pair keeps room for the second, whose largest value is `largest(size)`.
+// padding[i] of a 1d/2d/3d padding op: the padded size of each dim stays positive, which the
+// second entry of a pair decides. The first keeps room for the second's largest value: the rules'
+// (a reflection pad is below the size of its dim), else the largest generated.
 Cond padded_size_positive(std::string text, std::function<std::optional<Kernel>(const Ctx&)> kernel) {
   return Gen(std::move(text), [kernel](const Ctx& c) -> std::optional<GenSets> {
     auto k = kernel(c);
     if (!k) return std::nullopt;
     int64_t i = c.position(), size = padded_size(c, i);
-    int64_t lo = 1 - size - k->largest(size);
-    if (i % 2) lo = 1 - size - c.solved(static_cast<size_t>(i - 1));
-    GenSets g;
-    for (int64_t v = -9; v <= 9; ++v) {
-      if (v >= lo) g.valid.push_back(v);
-      else if (i % 2) g.invalid.push_back(v);
+    if (i % 2) {
+      int64_t lo = 1 - size - c.solved(static_cast<size_t>(i - 1));
+      return split(-kPadWindow, kPadWindow, [lo](int64_t v) { return v >= lo; });
     }
+    const std::optional<int64_t> largest = k->largest(size);
+    GenSets g(on_ints([largest, size](int64_t v) { return !largest || v >= 1 - size - *largest; }));
+    for (int64_t v = -kPadWindow; v <= kPadWindow; ++v)
+      if (v >= 1 - size - largest.value_or(kPadWindow)) g.valid.push_back(v);
     return g;
   });
 }
@@ -210,15 +218,20 @@ Cond circular_pads(std::string text, bool unchecked) {
   return Gen(std::move(text), [unchecked](const Ctx& c) -> std::optional<GenSets> {
     if (mode_of(c) != "circular") return std::nullopt;
     int64_t i = c.position(), size = padded_size(c, i);
-    GenSets g;
-    for (int64_t v = -9; v <= 9; ++v) {
-      if (i % 2 == 0) {  // any pad that b = 0 completes; the pair is broken by its second entry
-        if (v >= -size && v <= size) g.valid.push_back(v);
-        continue;
-      }
-      CircularPair p{size, c.solved(static_cast<size_t>(i - 1)), v};
-      if (p.valid() || (!unchecked && p.accepted())) g.valid.push_back(v);
-      else if (p.accepted() == unchecked) g.invalid.push_back(v);
+    if (i % 2 == 0) {  // any pad that b = 0 completes; the pair is broken by its second entry
+      GenSets g(on_ints([size](int64_t v) { return v >= -size && v <= size; }));
+      for (int64_t v = std::max(-size, -kPadWindow); v <= std::min(size, kPadWindow); ++v) g.valid.push_back(v);
+      return g;
+    }
+    const int64_t first = c.solved(static_cast<size_t>(i - 1));
+    auto keeps = [size, first, unchecked](int64_t v) {
+      CircularPair p{size, first, v};
+      return p.valid() || (!unchecked && p.accepted());
+    };
+    GenSets g(on_ints(keeps));
+    for (int64_t v = -kPadWindow; v <= kPadWindow; ++v) {
+      if (keeps(v)) g.valid.push_back(v);
+      else if (CircularPair{size, first, v}.accepted() == unchecked) g.invalid.push_back(v);
     }
     return g;
   });

@@ -91,9 +91,7 @@ Spec copy() {
             .rank(Le("self.rank", [](const Ctx& c) { return c.rank("self"); }))
             .size(Gen("expandable to self (1 or self's size at that dim, aligned from the right)", [](const Ctx& c) {
               int64_t s = c.size("self", c.dim() + c.rank("self") - c.rank());
-              GenSets g;
-              for (int64_t v = 0; v <= 9; ++v) (v == s || v == 1 ? g.valid : g.invalid).push_back(v);
-              return g;
+              return split(0, 9, [s](int64_t v) { return v == s || v == 1; });
             }))
             // A float cast to an integral dtype out of its range is undefined, not refused.
             .value(Scope(casts_into("self.dtype", [](const Ctx& c) -> std::optional<c10::ScalarType> {
@@ -139,13 +137,10 @@ Spec expand_like(const std::string& op, bool view) {
                        [](const Ctx& c) {
                          int64_t d = c.rank("self") - c.length() + c.position();
                          int64_t s = d < 0 ? 1 : c.size("self", d);
-                         GenSets g;
                          // sizes below the first rule's bound are left to it
-                         for (int64_t v = -9; v <= 8; ++v) {
-                           bool ok = v < (d < 0 ? 0 : -1) || (v == -1 && d >= 0) || v == s || (s == 1 && v >= 0);
-                           (ok ? g.valid : g.invalid).push_back(v);
-                         }
-                         return g;
+                         return split(-9, 8, [d, s](int64_t v) {
+                           return v < (d < 0 ? 0 : -1) || (v == -1 && d >= 0) || v == s || (s == 1 && v >= 0);
+                         });
                        })))
       .kw(Bool("implicit"));
 }

@@ -36,17 +36,17 @@ template <class T> std::optional<Operand> operand(const T& r, bool many) {
     if (!r) return std::nullopt;
     return operand(*r, many);
   } else if constexpr (std::is_same_v<T, GenSets>) {
-    return Operand{r.valid, r.invalid};
+    return Operand{r.valid, r.invalid, r.allows};
   } else if constexpr (std::is_same_v<T, Operand>) {
     return r;
   } else if constexpr (Collection<T>) {
     if constexpr (std::is_integral_v<typename T::value_type>)
-      if (!many) return Operand{{one(IntList(r.begin(), r.end()))}, {}};
+      if (!many) return Operand{{one(IntList(r.begin(), r.end()))}, {}, {}};
     Operand o;
     for (const auto& v : r) o.values.push_back(one(v));
     return o;
   } else {
-    return Operand{{one(r)}, {}};
+    return Operand{{one(r)}, {}, {}};
   }
 }
 
@@ -125,9 +125,13 @@ template <class F> Cond In(std::string t, F f) { return detail::cond(Suffix::In,
 template <class F> Cond NotIn(std::string t, F f) {
   return detail::cond(Suffix::NotIn, std::move(t), std::move(f), true);
 }
-// Gen: the function returns GenSets{valid candidates, invalid candidates}; the text is the
-// whole predicate ("broadcastable with self").
+// Gen: the function returns GenSets (the rule, and its valid and invalid candidates); the text
+// is the whole predicate ("broadcastable with self").
 template <class F> Cond Gen(std::string t, F f) { return detail::cond(Suffix::Gen, std::move(t), std::move(f), true); }
+// A Gen rule on integers (an int, or a double that is one: tensor elements come as doubles).
+GenRule on_ints(std::function<bool(int64_t)> rule);
+// The GenSets of an integer rule: the candidates are [lo, hi], split by the rule.
+GenSets split(int64_t lo, int64_t hi, std::function<bool(int64_t)> rule);
 // Be: lo <= value <= hi, from one function returning {lo, hi}, or two bounds (constants or
 // expr(...)).
 template <class F> Cond Be(std::string t, F f) { return detail::cond(Suffix::Be, std::move(t), std::move(f), true); }

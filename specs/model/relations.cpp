@@ -83,9 +83,7 @@ Cond broadcastable_with(std::vector<std::string> args) {
       if (s != 1) fixed = s;
     }
     if (!fixed) return std::nullopt;
-    GenSets g;
-    for (int64_t v = 0; v <= 9; ++v) (v == *fixed || v == 1 ? g.valid : g.invalid).push_back(v);
-    return g;
+    return split(0, 9, [f = *fixed](int64_t v) { return v == f || v == 1; });
   });
 }
 

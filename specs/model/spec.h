@@ -172,14 +172,25 @@ class Ctx {
   mutable CtxReads* record_ = nullptr;
 };
 
+// A Gen constraint's rule: whether a value keeps it (any value, however far from what is
+// generated; tensor elements come as doubles).
+using GenRule = std::function<bool(const Value&)>;
+
 // The right-hand side of a constraint: one value (Eq..Gt), a set (In, NotIn), [lo, hi] (Be),
-// or explicit valid and invalid candidates (Gen).
+// or a rule with its valid and invalid candidates (Gen).
 struct Operand {
   std::vector<Value> values;
   std::vector<Value> invalid;  // Gen only
+  GenRule allows;              // Gen only
 };
 
-struct GenSets {  // what a Gen function returns
+// What a Gen function returns: the rule, which `check` judges inputs by, and the candidates
+// generation draws from: values that keep it and values that break it alone, a window of the
+// values that matter (a value of neither set is not generated, whatever the rule says of it).
+// Inside the window the rule and the valid candidates agree.
+struct GenSets {
+  explicit GenSets(GenRule rule) : allows(std::move(rule)) {}
+  GenRule allows;
   std::vector<Value> valid, invalid;
 };
 

@@ -2,9 +2,11 @@
 // classifies as valid by our specs, and each outcome (invalid, no spec, error) reads as it should.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "suite/suite.h"
+#include "tests/suite/run_util.h"
 #include "tools/check.h"
 #include "tests/tools/cli_run.h"
 #include "tools/cli.h"
@@ -32,6 +34,41 @@ TEST(Check, DocumentedInputsAreValidThroughTheCommandLine) {
   auto run = cli({"check", kData + "/valid_from_docs.yaml", "--expect-valid"});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_TRUE(has(run.out, " 0 invalid, 0 undecided, 0 without a spec, 0 errors\n")) << run.out;
+}
+
+// The generation scope is not a rule: inputs past every limit of the default configuration keep or
+// break the rules as inputs within them do, and the kernels agree (they run the valid ones and
+// refuse the others).
+TEST(Check, InputsBeyondTheScopeAreJudgedByTheRulesAlone) {
+  suite::Suite s = suite::load_suite(kData + "/beyond_scope.yaml");
+  const std::map<std::string, std::string> broken = {
+      {"invalid_add_sizes_past_8", "{other.size(d) broadcastable with self}"},
+      {"invalid_index_select_index_2000", "{index values in [0, self.size(dim) - 1]}"},
+      {"invalid_constant_pad_cropping_past_the_size", "{pad[i] keeps the padded size of its dim positive}"},
+      {"invalid_einsum_repeated_output", "{equation repeats no subscript in its output}"},
+      {"invalid_einsum_sizes_that_do_not_broadcast",
+       "{equation labels with one subscript only dims of tensors that broadcast (equal sizes or 1)}"},
+      {"invalid_einsum_ellipses_that_do_not_broadcast",
+       "{equation covers with ellipses only dims of tensors that broadcast (equal sizes or 1, aligned from the right)}"},
+  };
+  size_t valid = 0, outside = 0;
+  for (const auto& test : s.tests) {
+    const TestCheck check = check_test(test, 0, Config{});
+    outside += !check.classification.outside_scope.empty();
+    const suite::Ran ran = suite::run_test(test);
+    if (test.id.starts_with("valid_")) {
+      ++valid;
+      EXPECT_EQ(check.status, TestCheck::Valid) << format(check);
+      EXPECT_EQ(ran.status, runner::Status::Ok) << test.id << ": " << ran.message;
+    } else {
+      std::string labels;
+      for (const std::string& l : check.classification.broken) labels += (labels.empty() ? "" : "; ") + l;
+      EXPECT_EQ("{" + labels + "}", broken.at(test.id)) << format(check);
+      EXPECT_EQ(ran.status, runner::Status::InferFail) << test.id << " runs";  // the kernel refuses it
+    }
+  }
+  EXPECT_EQ(valid, 33u);
+  EXPECT_GE(outside, 30u);  // past a size, rank or length limit (values past theirs are not listed)
 }
 
 TEST(Check, EachOutcomeReadsAsItShould) {
