@@ -77,6 +77,42 @@ bool present(const MetaArg& m) {
   return !m.none && std::any_of(m.tensors.begin(), m.tensors.end(), [](const TensorMeta& t) { return !t.none; });
 }
 
+// The one dtype of an argument's tensors (a list's entries all of one), or nullopt.
+std::optional<c10::ScalarType> one_dtype(const MetaArg& m) {
+  std::optional<c10::ScalarType> out;
+  for (const TensorMeta& t : m.tensors) {
+    if (t.none) continue;
+    if (out && *out != t.dtype) return std::nullopt;
+    out = t.dtype;
+  }
+  return out;
+}
+
+// The tensor arguments whose dtype equals that of argument `a` in every valid sample that has
+// both (and at least one does).
+std::vector<size_t> tied_to(const Spec& spec, const std::vector<Sample>& valid, size_t a) {
+  std::vector<size_t> out;
+  for (size_t b = 0; b < spec.args().size(); ++b) {
+    if (b == a || !has_tensors(spec.args()[b].type)) continue;
+    size_t together = 0, equal = 0;
+    for (const Sample& s : valid) {
+      const MetaArg &ma = s.metas.at(a), &mb = s.metas.at(b);
+      if (!present(ma) || !present(mb)) continue;
+      ++together;
+      equal += one_dtype(ma) && one_dtype(ma) == one_dtype(mb);
+    }
+    if (together > 0 && equal == together) out.push_back(b);
+  }
+  return out;
+}
+
+// Every dtype a tensor may have: the real ones, then the complex ones.
+std::vector<c10::ScalarType> probed_dtypes() {
+  std::vector<c10::ScalarType> out(all_dtypes().begin(), all_dtypes().end());
+  out.insert(out.end(), complex_dtypes().begin(), complex_dtypes().end());
+  return out;
+}
+
 // How small a base sample is for argument `m`, smaller first: a base with elements and a dim
 // says more about the kernel's dtype checks than an empty or 0-dim one, which some kernels
 // take without dispatching on the dtype (or promote as a wrapped number).
@@ -124,7 +160,8 @@ void mark_generated(const MetaArg& m, ArgCalibration& arg) {
       for (auto& p : arg.dtypes) p.generated |= p.dtype == t.dtype;
 }
 
-// Each tensor argument cast to each dtype on its bases, every call in an isolated worker.
+// Each tensor argument cast to each dtype on its bases, with the arguments tied to it, every call
+// in an isolated worker.
 std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sample>& valid,
                                          const std::vector<CallOutcome>& outcomes, const CalibrateOptions& options) {
   TensorConfig allowed = Config::parse(options.config).tensor;
@@ -133,8 +170,10 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
   std::vector<std::pair<size_t, size_t>> where;  // per probe: (entry of args, entry of dtypes)
   for (size_t a = 0; a < spec.args().size(); ++a) {
     if (!has_tensors(spec.args()[a].type)) continue;
-    ArgCalibration arg{spec.args()[a].name, {}, {}};
-    for (c10::ScalarType t : all_dtypes()) {
+    ArgCalibration arg{spec.args()[a].name, {}, {}, {}};
+    const std::vector<size_t> tied = tied_to(spec, valid, a);
+    for (size_t b : tied) arg.tied.push_back(spec.args()[b].name);
+    for (c10::ScalarType t : probed_dtypes()) {
       DtypeProbe& p = arg.dtypes.emplace_back();
       p.dtype = t, p.allowed = allowed.allows(t);
     }
@@ -143,8 +182,8 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
       arg.bases.push_back(valid[b].index);
       for (size_t d = 0; d < arg.dtypes.size(); ++d) {
         Sample probe = valid[b];
-        c10::IValue& value = slot(probe, spec, a);
-        value = cast(value, arg.dtypes[d].dtype);
+        for (size_t moved : tied) slot(probe, spec, moved) = cast(slot(probe, spec, moved), arg.dtypes[d].dtype);
+        slot(probe, spec, a) = cast(slot(probe, spec, a), arg.dtypes[d].dtype);
         probes.push_back(std::move(probe));
         where.emplace_back(args.size(), d);
       }
@@ -299,11 +338,13 @@ void print_arg(const ArgCalibration& a, std::ostream& out) {
   }
   out << " (cast on sample";
   for (size_t i = 0; i < a.bases.size(); ++i) out << (i ? ", #" : (a.bases.size() > 1 ? "s #" : " #")) << a.bases[i];
+  for (size_t i = 0; i < a.tied.size(); ++i) out << (i ? ", " : "; with ") << a.tied[i];
+  if (!a.tied.empty()) out << ", of its dtype in every valid sample";
   out << ")\n";
   std::vector<c10::ScalarType> generated;
   for (const auto& p : a.dtypes) {
     out << "    " << std::left;
-    out.width(9);
+    out.width(10);
     out << name(p.dtype) << " " << (p.generated ? "gen " : "    ") << verdict(p);
     if (auto d = disagreement(p); !d.empty()) out << "  " << d;
     out << "\n";
@@ -374,7 +415,8 @@ nlohmann::json to_json(const Calibration& c) {
           {"accepted", p.accepted}, {"refused", p.refused},     {"crashed", p.crashed}, {"bind_errors", p.bind_errors},
           {"message", p.message},   {"generated", p.generated}, {"allowed", p.allowed}};
     for (c10::ScalarType t : a.suggested()) suggested.push_back(std::string(name(t)));
-    args.push_back({{"arg", a.arg}, {"bases", a.bases}, {"dtypes", dtypes}, {"suggested", suggested}});
+    args.push_back(
+        {{"arg", a.arg}, {"tied", a.tied}, {"bases", a.bases}, {"dtypes", dtypes}, {"suggested", suggested}});
   }
   nlohmann::json j = {{"op", c.op},
                       {"args", args},

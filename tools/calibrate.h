@@ -39,8 +39,11 @@ struct DtypeProbe {
 
 struct ArgCalibration {
   std::string arg;
+  // The tensor arguments cast with it: their dtype equals its own in every valid sample (the spec
+  // ties them to it, as mm's self and mat2), so that a cast does not break the tie.
+  std::vector<std::string> tied;
   std::vector<uint64_t> bases;     // indices of the valid samples it was probed on
-  std::vector<DtypeProbe> dtypes;  // one per dtype of all_dtypes(), in that order
+  std::vector<DtypeProbe> dtypes;  // one per dtype of all_dtypes() and complex_dtypes(), in that order
   // The dtypes some base accepted: what the spec could generate for this argument (a dtype only
   // some bases accepted needs a rule relating it to the other arguments: see mixed()).
   std::vector<c10::ScalarType> suggested() const;

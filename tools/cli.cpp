@@ -87,8 +87,9 @@ void add_generation(CLI::App* cmd, bool& invalid, uint64_t& seed, int64_t& max, 
 const char* kCalibrateHelp =
     "The spec of OP measured against the linked CPU kernel, every call in an isolated worker (a crash is "
     "reported, not fatal). (1) Per tensor argument, the dtypes the kernel accepts: the "
-    "argument of a few accepted valid samples (--bases; the smallest with elements and dims first) is cast to each dtype, the "
-    "other arguments unchanged; a dtype is accepted when every base takes it ('mixed' when only some do: "
+    "argument of a few accepted valid samples (--bases; the smallest with elements and dims first) is cast to each dtype "
+    "(complex ones too), with the tensor arguments whose dtype equals its own in every valid sample (the spec ties "
+    "them: mm's self and mat2), the others unchanged; a dtype is accepted when every base takes it ('mixed' when only some do: "
     "the rule depends on another argument), and compared with the dtypes the spec's valid samples have. "
     "The suggested set is the dtypes some base accepted, those only some took listed apart. (2) The valid samples the kernel refuses, grouped "
     "by message (first line, numbers and bracketed lists normalized). (3) The invalid samples (as many, "

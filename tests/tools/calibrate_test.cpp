@@ -90,6 +90,21 @@ TEST_F(Calibrate, BitwiseAndRefusesFloatSelf) {
   EXPECT_TRUE(probe(self, S::Long).generated);
   EXPECT_TRUE(c.valid_refused.empty()) << c.valid_refused.front().key;
   EXPECT_TRUE(c.bind_errors.empty()) << c.bind_errors.front().key;
+  EXPECT_TRUE(self.tied.empty()) << self.tied.front();  // other's dtype may differ from self's
+}
+
+// mm ties mat2's dtype to self's: each is cast with the other (cast alone, every dtype but the
+// sample's own was refused for the mismatch), so the kernel's own dtypes show, complex ones too.
+TEST_F(Calibrate, TiedArgumentsAreCastTogether) {
+  Calibration c = calibrate(*find_spec("mm.default"), small(30));
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  for (const std::string name : {"self", "mat2"}) {
+    const ArgCalibration& a = arg(c, name);
+    EXPECT_EQ(a.tied, std::vector<std::string>{name == "self" ? "mat2" : "self"});
+    for (S t : {S::Long, S::Double, S::ComplexFloat, S::ComplexDouble})
+      EXPECT_TRUE(probe(a, t).always_accepted()) << name << " " << probe(a, t).message;
+    EXPECT_TRUE(probe(a, S::Bool).never_accepted()) << name;
+  }
 }
 
 // abs has no bool kernel; every number dtype is taken.
@@ -99,7 +114,7 @@ TEST_F(Calibrate, AbsRefusesBoolOnly) {
   const ArgCalibration& self = arg(c, "self");
   EXPECT_TRUE(probe(self, S::Bool).never_accepted()) << probe(self, S::Bool).message;
   auto suggested = self.suggested();
-  EXPECT_EQ(suggested.size(), all_dtypes().size() - 1);
+  EXPECT_EQ(suggested.size(), all_dtypes().size() - 1 + complex_dtypes().size());  // complex ones too
   EXPECT_FALSE(contains(suggested, S::Bool));
   // Half dtypes are off without --config half: the spec does not generate them, the kernel takes them.
   EXPECT_FALSE(probe(self, S::Half).allowed);
@@ -122,9 +137,9 @@ TEST_F(Calibrate, NarrowSpecIsWidenedBySuggestion) {
   std::ostringstream report;
   print(c, report);
   EXPECT_EQ(line_of(report.str(), "    int64 "),
-            "    int64         accepted  <- kernel accepts but spec never generates")
+            "    int64          accepted  <- kernel accepts but spec never generates")
       << report.str();
-  EXPECT_EQ(line_of(report.str(), "    float32 "), "    float32   gen accepted") << report.str();
+  EXPECT_EQ(line_of(report.str(), "    float32 "), "    float32    gen accepted") << report.str();
 }
 
 // A spec too wide: bitwise_and of every dtype. Its float samples are refused, grouped by one
