@@ -22,7 +22,7 @@ class TensorGenerator {
 
  private:
   at::Tensor relayout(const at::Tensor& t, Rng& rng) const;
-  const TensorConfig& cfg_;
+  TensorConfig cfg_;  // a copy: a generator may outlive the configuration it was made from
 };
 
 // A tensor's elements as doubles (a complex one's real and imaginary parts), to check them

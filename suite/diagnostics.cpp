@@ -5,7 +5,7 @@ namespace opsfuzz::suite {
 std::string Diagnostic::str() const {
   std::string out = pos.str() + (severity == Severity::Error ? ": error: " : ": warning: ");
   if (!test.empty()) out += test + ": ";
-  if (!path.empty()) out += path + ": ";
+  if (!path.empty() && path != test) out += path + ": ";  // a test without an id is named by its path
   return out + message;
 }
 

@@ -41,7 +41,7 @@ const std::deque<Spec>& spec_db() {
     r.built = true;
     for (auto family : {db::binary_specs, db::unary_specs, db::reduction_specs, db::shape_specs, db::indexing_specs,
                         db::convolution_specs, db::pooling_specs, db::norm_specs, db::creation_specs,
-                        db::view_specs, db::padding_specs, db::linalg_specs, db::upsample_specs})
+                        db::view_specs, db::padding_specs, db::linalg_specs, db::einsum_specs, db::upsample_specs})
       for (db::SpecFn build : family()) add(r.specs, build());
     for (auto& build : std::exchange(r.pending, {})) add(r.specs, build());
   }

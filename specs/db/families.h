@@ -22,6 +22,7 @@ std::span<const SpecFn> creation_specs();
 std::span<const SpecFn> view_specs();
 std::span<const SpecFn> padding_specs();
 std::span<const SpecFn> linalg_specs();
+std::span<const SpecFn> einsum_specs();
 std::span<const SpecFn> upsample_specs();
 
 // Family builders, for ops whose specs differ in a line.

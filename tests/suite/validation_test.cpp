@@ -81,6 +81,13 @@ TEST(Validation, UnknownTestKey) {
   expect_error(y, "kwrags", "tests[0]", "unknown key 'kwrags' (did you mean 'kwargs'?)");
 }
 
+// A test without an id is named by its path, once: "tests[0]: unknown key", not "tests[0]: tests[0]: ...".
+TEST(Validation, ATestWithoutAnIdIsNamedOnce) {
+  LoadResult r = read_suite_text("tests:\n  - {op: aten::relu, in: [], name: x}\n", "t.yaml");
+  EXPECT_NE(r.diagnostics.str().find("t.yaml:2:30: error: tests[0]: unknown key 'name'\n"), std::string::npos)
+      << r.diagnostics.str();
+}
+
 TEST(Validation, TestNeedsOpAndIn) {
   std::string y = "tests:\n  - {id: t}\n";
   expect_error(y, "{id", "tests[0]", "missing required key 'op'");
