@@ -213,9 +213,19 @@ std::vector<SampleRun> run_command(const Spec& spec, const Config& cfg, const Re
   return runs;
 }
 
+// Under AddressSanitizer the heap is the sanitizer's, libtorch's allocations too: a kernel
+// (uninstrumented) that writes past a buffer lands in a redzone, not in a neighbour, and the crash
+// a heap-corrupting deviation names may not follow.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitizerHeap = true;
+#else
+constexpr bool kSanitizerHeap = false;
+#endif
+
 // Each deviation's command reproduces it: under the contract some samples hit it, and the
 // kernel departs from the contract on them (refuses or crashes on a valid one, accepts or
-// crashes on an invalid one).
+// crashes on an invalid one). A known crash that the sanitizer's heap keeps from crashing must
+// still be hit.
 TEST(Deviations, EachCommandReproducesItsDeviation) {
   at::set_num_threads(1);
   size_t deviations = 0;
@@ -238,6 +248,11 @@ TEST(Deviations, EachCommandReproducesItsDeviation) {
       }
       std::printf("%s: %zu of %zu samples hit it, %zu of them depart from the contract\n", d.deviation->id.c_str(),
                   hits, it->second.size(), departures);
+      if (kSanitizerHeap && !d.deviation->signals.empty() && departures == 0) {
+        std::printf("  a known crash, kept from crashing by the sanitizer's heap: hit, not reproduced\n");
+        EXPECT_GT(hits, 0u) << d.deviation->id << ": " << command;
+        continue;
+      }
       EXPECT_GT(departures, 0u) << d.deviation->id << ": " << command;
     }
   EXPECT_GE(deviations, 6u);
