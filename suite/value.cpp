@@ -297,6 +297,7 @@ bool is_one_of(std::string_view s, std::span<const std::string_view> words) {
 }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit_or_underscore(char c) { return digit(c) || c == '_'; }
 
 // The length of the run of characters `in` accepts at the front of `s`.
 template <class Pred> size_t run_of(std::string_view s, Pred in) {
@@ -331,14 +332,13 @@ bool optional_exponent(std::string_view s) {
 // underscores between digits.
 bool yaml_int_syntax(std::string_view text) {
   std::string_view s = text.substr(!text.empty() && (text[0] == '-' || text[0] == '+'));
-  auto digit_ = [](char c) { return digit(c) || c == '_'; };
   if (s.starts_with("0b")) return all_of(s.substr(2), [](char c) { return c == '0' || c == '1' || c == '_'; });
   if (s.starts_with("0x"))
     return all_of(s.substr(2), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '_'; });
   if (s == "0") return true;
   if (s.starts_with('0')) return all_of(s.substr(1), [](char c) { return (c >= '0' && c <= '7') || c == '_'; });
   if (s.empty() || !digit(s[0])) return false;
-  const size_t head = run_of(s, digit_);
+  const size_t head = run_of(s, digit_or_underscore);
   return head == s.size() || sexagesimal_tail(s.substr(head));
 }
 
@@ -347,21 +347,20 @@ bool yaml_int_syntax(std::string_view text) {
 bool yaml_float_syntax(std::string_view text) {
   const bool has_sign = !text.empty() && (text[0] == '-' || text[0] == '+');
   std::string_view s = text.substr(has_sign);
-  auto digit_ = [](char c) { return digit(c) || c == '_'; };
   if (is_one_of(s, kInf)) return true;
   if (s.starts_with('.')) {
     if (has_sign) return false;
     if (is_one_of(s, kNan)) return true;
-    const size_t n = run_of(s.substr(1), digit_);
+    const size_t n = run_of(s.substr(1), digit_or_underscore);
     return n > 0 && optional_exponent(s.substr(1 + n));
   }
   if (s.empty() || !digit(s[0])) return false;
-  s.remove_prefix(run_of(s, digit_));
+  s.remove_prefix(run_of(s, digit_or_underscore));
   const size_t dot = s.find('.');
   if (dot == std::string_view::npos) return false;
   const std::string_view fraction = s.substr(dot + 1);
-  if (dot == 0) return optional_exponent(fraction.substr(run_of(fraction, digit_)));
-  return sexagesimal_tail(s.substr(0, dot)) && run_of(fraction, digit_) == fraction.size();
+  if (dot == 0) return optional_exponent(fraction.substr(run_of(fraction, digit_or_underscore)));
+  return sexagesimal_tail(s.substr(0, dot)) && run_of(fraction, digit_or_underscore) == fraction.size();
 }
 
 std::string without_underscores(std::string_view text) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <regex>
 
+#include "argtypes/text.h"
 #include "engine/config.h"
 #include "generators/generators.h"
 #include "opcall/opcall.h"
@@ -99,7 +100,8 @@ std::vector<size_t> tied_to(const Spec& spec, const std::vector<Sample>& valid, 
       const MetaArg &ma = s.metas.at(a), &mb = s.metas.at(b);
       if (!present(ma) || !present(mb)) continue;
       ++together;
-      equal += one_dtype(ma) && one_dtype(ma) == one_dtype(mb);
+      const std::optional<c10::ScalarType> dtype = one_dtype(ma);
+      equal += dtype && dtype == one_dtype(mb);
     }
     if (together > 0 && equal == together) out.push_back(b);
   }
@@ -171,8 +173,9 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
   for (size_t a = 0; a < spec.args().size(); ++a) {
     if (!has_tensors(spec.args()[a].type)) continue;
     ArgCalibration arg{spec.args()[a].name, {}, {}, {}};
-    const std::vector<size_t> tied = tied_to(spec, valid, a);
-    for (size_t b : tied) arg.tied.push_back(spec.args()[b].name);
+    std::vector<size_t> cast_together = tied_to(spec, valid, a);
+    for (size_t b : cast_together) arg.tied.push_back(spec.args()[b].name);
+    cast_together.push_back(a);
     for (c10::ScalarType t : probed_dtypes()) {
       DtypeProbe& p = arg.dtypes.emplace_back();
       p.dtype = t, p.allowed = allowed.allows(t);
@@ -182,8 +185,8 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
       arg.bases.push_back(valid[b].index);
       for (size_t d = 0; d < arg.dtypes.size(); ++d) {
         Sample probe = valid[b];
-        for (size_t moved : tied) slot(probe, spec, moved) = cast(slot(probe, spec, moved), arg.dtypes[d].dtype);
-        slot(probe, spec, a) = cast(slot(probe, spec, a), arg.dtypes[d].dtype);
+        for (size_t moved : cast_together)
+          slot(probe, spec, moved) = cast(slot(probe, spec, moved), arg.dtypes[d].dtype);
         probes.push_back(std::move(probe));
         where.emplace_back(args.size(), d);
       }
@@ -338,8 +341,7 @@ void print_arg(const ArgCalibration& a, std::ostream& out) {
   }
   out << " (cast on sample";
   for (size_t i = 0; i < a.bases.size(); ++i) out << (i ? ", #" : (a.bases.size() > 1 ? "s #" : " #")) << a.bases[i];
-  for (size_t i = 0; i < a.tied.size(); ++i) out << (i ? ", " : "; with ") << a.tied[i];
-  if (!a.tied.empty()) out << ", of its dtype in every valid sample";
+  if (!a.tied.empty()) out << "; with " << join(a.tied) << ", of its dtype in every valid sample";
   out << ")\n";
   std::vector<c10::ScalarType> generated;
   for (const auto& p : a.dtypes) {
