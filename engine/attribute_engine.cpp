@@ -14,8 +14,9 @@ using A = Attribute;
 
 VariableSpace dtype_space(const TensorConfig& tc) {
   std::vector<Value> ds;
-  for (auto t : all_dtypes())
-    if (tc.allows(t)) ds.emplace_back(t);
+  for (auto set : {all_dtypes(), complex_dtypes()})
+    for (auto t : set)
+      if (tc.allows(t)) ds.emplace_back(t);
   return VariableSpace::of(VarType::TensorDtype, ds);
 }
 

@@ -11,6 +11,7 @@ namespace opsfuzz {
 
 bool TensorConfig::allows(c10::ScalarType t) const {
   if (!half && is_half(t)) return false;
+  if (!complex && c10::isComplexType(t)) return false;
   return std::find(disallowed.begin(), disallowed.end(), t) == disallowed.end();
 }
 
@@ -30,6 +31,7 @@ std::span<const ConfigWord> config_words() {
       {W::Tensor, "zerodim", "rank-0 tensors (on by default)", [](Config& c, bool on) { c.tensor.zero_dim = on; }},
       {W::Tensor, "empty", "sizes of 0", [](Config& c, bool on) { c.tensor.empty = on; }},
       {W::Tensor, "half", "float16 and bfloat16", [](Config& c, bool on) { c.tensor.half = on; }},
+      {W::Tensor, "complex", "complex64 and complex128", [](Config& c, bool on) { c.tensor.complex = on; }},
       {W::Tensor, "transposed", "the last two dims swapped in memory",
        [](Config& c, bool on) { c.tensor.transposed = on; }},
       {W::Tensor, "permuted", "dims permuted in memory", [](Config& c, bool on) { c.tensor.permuted = on; }},

@@ -32,6 +32,7 @@ struct TensorConfig {
   bool zero_dim = true;  // rank-0 tensors
   bool empty = false;    // dims of size 0
   bool half = false;     // float16 and bfloat16
+  bool complex = false;  // complex64 and complex128
   std::vector<c10::ScalarType> disallowed;
   // Non-contiguous layouts holding the same values.
   bool transposed = false, permuted = false, strided = false, channels_last = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "argtypes/argtypes.h"
@@ -181,12 +182,12 @@ void print_scope(const Spec& spec, std::ostream& out) {
   if (tensors)
     limits.insert(limits.begin(), "tensors' dtypes in " +
                                       attrs.universe(ArgType::Tensor, A::Dtype, MetaArg{}).to_string() +
-                                      " (half adds float16, bfloat16)");
+                                      " (half adds float16, bfloat16; complex adds complex64, complex128)");
   if (lines.empty() && limits.empty()) return;
   out << "\noutside the generation scope (never generated; not rules: an input there is not invalid):\n";
   for (const auto& l : lines) out << "  " << l << "\n";
   if (limits.empty()) return;
-  out << "  the configuration's limits (zerodim, empty and half widen them):\n";
+  out << "  the configuration's limits (zerodim, empty, half and complex widen them):\n";
   for (const auto& l : limits) out << "    " << l << "\n";
 }
 
@@ -195,6 +196,7 @@ enum Seen : uint8_t {
   RankZero,
   SizeZero,
   Half,
+  Complex,
   Transposable,
   Strided,
   ChannelsLast,
@@ -206,16 +208,30 @@ enum Seen : uint8_t {
 
 // Which arguments each configuration word reaches: seen in the valid tuples the engine solves
 // (metas only, no tensor is made) for every task of its plan, a few variants each, under the
-// configuration that widens the limits (half, empty; zerodim is on by default), and again under
-// the contract: an argument reached only there (its Avoid constraints or contiguous deviation
-// off) is marked so. What the rules that read other arguments allow is seen, not guessed.
+// configuration that widens the limits (half, complex, empty; zerodim is on by default), and again
+// under the contract: an argument reached only there (its Avoid constraints or contiguous deviation
+// off) is marked so. What the rules that read other arguments allow is seen, not guessed; so are
+// the dtypes of each argument's tensors (or its ScalarType values).
 class Reach {
  public:
   explicit Reach(const Spec& spec) : spec_(spec) {
     for (int contract = 0; contract < 2; ++contract) {
       seen_[contract].assign(spec.args().size(), {});
-      observe(Config::parse(contract ? "half,empty,contract" : "half,empty"), seen_[contract]);
+      dtypes_[contract].assign(spec.args().size(), {});
+      observe(Config::parse(contract ? "half,complex,empty,contract" : "half,complex,empty"), seen_[contract],
+              dtypes_[contract]);
     }
+  }
+
+  // "float32, float64, complex64 (under contract)": the dtypes seen in argument i (bool, integral,
+  // floating, complex); empty for an argument without tensors or dtypes.
+  std::vector<std::string> dtypes(size_t i) const {
+    std::vector<std::string> out;
+    for (auto set : {all_dtypes(), complex_dtypes()})
+      for (c10::ScalarType t : set)
+        if (dtypes_[1][i].contains(t))
+          out.push_back(std::string(name(t)) + (dtypes_[0][i].contains(t) ? "" : " (under contract)"));
+    return out;
   }
 
   // "self, other, bias (under contract)": the arguments where `what` was seen.
@@ -231,31 +247,41 @@ class Reach {
  private:
   static constexpr int kVariants = 4;  // tuples per task: its first candidates
   using Flags = std::array<bool, kSeen>;
+  using Dtypes = std::set<c10::ScalarType>;
 
-  void observe(const Config& cfg, std::vector<Flags>& seen) const {
+  void observe(const Config& cfg, std::vector<Flags>& seen, std::vector<Dtypes>& dtypes) const {
     MetaArgTupleEngine engine(spec_, cfg);
     Rng rng(0);
     MetaTuple tuple;
-    for (const Task& task : engine.valid_tasks())
-      for (int variant = 0; variant < kVariants; ++variant) {
+    for (const Task& task : engine.valid_tasks()) {
+      // A dtype focus enumerates its argument's dtypes, one per variant: all of them are seen.
+      int variants = kVariants;
+      for (int variant = 0; variant < variants; ++variant) {
         try {
           if (!engine.solve(task, variant, rng, nullptr, tuple)) continue;  // a dead end: the next one
         } catch (const std::exception&) {
           continue;  // a spec that cannot generate: `generate` names why; describe says what it can
         }
-        for (size_t i = 0; i < tuple.metas.size(); ++i) note(tuple.metas[i], seen[i]);
+        if (task.attribute == Attribute::Dtype) variants = std::max(variants, tuple.variants);
+        for (size_t i = 0; i < tuple.metas.size(); ++i) note(tuple.metas[i], seen[i], dtypes[i]);
       }
+    }
   }
 
-  static void note(const MetaArg& m, Flags& f) {
+  static void note(const MetaArg& m, Flags& f, Dtypes& dtypes) {
     if (m.none) return;
-    if (is_scalar_type(m.argtype)) f[Half] = f[Half] || is_half(std::get<c10::ScalarType>(m.value));
+    auto note_dtype = [&](c10::ScalarType t) {
+      dtypes.insert(t);
+      f[Half] = f[Half] || is_half(t);
+      f[Complex] = f[Complex] || c10::isComplexType(t);
+    };
+    if (is_scalar_type(m.argtype)) note_dtype(std::get<c10::ScalarType>(m.value));
     for (const TensorMeta& t : m.tensors) {
       if (t.none) continue;
+      note_dtype(t.dtype);
       const auto rank = t.shape.size();
       f[RankZero] = f[RankZero] || rank == 0;
       f[SizeZero] = f[SizeZero] || std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end();
-      f[Half] = f[Half] || is_half(t.dtype);
       // TensorGenerator::relayout: transposed and permuted layouts need two dims, channels-last four or five
       f[Transposable] = f[Transposable] || (!t.contiguous && rank >= 2);
       f[Strided] = f[Strided] || (!t.contiguous && rank >= 1);
@@ -267,22 +293,37 @@ class Reach {
   }
 
   const Spec& spec_;
-  std::vector<Flags> seen_[2];  // by argument: without and with the contract
+  std::vector<Flags> seen_[2];     // by argument: without and with the contract
+  std::vector<Dtypes> dtypes_[2];  // the same
 };
 
-void print_configs(const Spec& spec, std::ostream& out) {
+void print_dtypes(const Spec& spec, const Reach& reach, std::ostream& out) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  size_t width = 0;
+  for (size_t i = 0; i < spec.args().size(); ++i)
+    if (auto d = reach.dtypes(i); !d.empty()) {
+      width = std::max(width, spec.args()[i].name.size());
+      rows.emplace_back(spec.args()[i].name, std::move(d));
+    }
+  if (rows.empty()) return;
+  out << "\ndtypes (of valid samples, as seen in the tuples the engine solves under half,complex):\n";
+  for (const auto& [arg, dtypes] : rows) out << wrapped("  " + arg, width + 4, joined(dtypes));
+}
+
+void print_configs(const Spec& spec, const Reach& reach, std::ostream& out) {
   out << "\nconfigs (--config WORDS; the arguments each word reaches, as seen in the tuples the engine solves):\n";
   auto line = [&out](const char* word, const std::vector<std::string>& reached, const std::string& what,
                      const std::string& none) {
     out << wrapped("  " + std::string(word), 17, reached.empty() ? "- (" + none + ")" : what + joined(reached));
   };
-  const Reach reach(spec);
   const bool tensors =
       std::any_of(spec.args().begin(), spec.args().end(), [](const ArgSpec& a) { return has_tensors(a.type); });
   auto unless = [&](const char* why) { return std::string(tensors ? why : "no tensor argument"); };
   line("zerodim", reach.arguments(RankZero), "(on by default) rank-0 ", unless("no tensor is rank 0"));
   line("empty", reach.arguments(SizeZero), "sizes of 0 in ", unless("no tensor has a size of 0"));
   line("half", reach.arguments(Half), "float16 and bfloat16 for ", "no argument takes float16 or bfloat16");
+  line("complex", reach.arguments(Complex), "complex64 and complex128 for ",
+       "no argument takes complex64 or complex128");
   const std::string layout = unless("no tensor is laid out otherwise");
   line("transposed", reach.arguments(Transposable), "the last two dims swapped in ", layout);
   line("permuted", reach.arguments(Transposable), "dims permuted in ", layout);
@@ -346,7 +387,9 @@ std::string describe_spec(const Spec& spec) {
            "contract;\n  [unchecked: D] a rule the kernel does not check, broken only under contract\n";
   print_deviations(spec, out);
   print_scope(spec, out);
-  print_configs(spec, out);
+  const Reach reach(spec);
+  print_dtypes(spec, reach, out);
+  print_configs(spec, reach, out);
   return out.str();
 }
 

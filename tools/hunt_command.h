@@ -26,7 +26,7 @@ struct HuntCommand {
   OpSelection selection;            // every spec when nothing (and no suite) is named
   std::string configs =
       "default,contract,extremes,rounding,integral,empty,zerodim,transposed,permuted,strided,"
-      "channels_last,half";
+      "channels_last,half,complex";
   bool invalid = true;  // also invalid samples (default configuration)
   int64_t max = 20;     // samples per op and configuration
   uint64_t seed = 0;

@@ -16,7 +16,9 @@ using K = ScalarDtype;
 
 std::vector<S> integral_or_bool() { return listed(integral_and_bool_dtypes()); }
 // The named dtype sets of argtypes.h as the builders take them.
-const std::vector<S> kEvery = listed(all_dtypes()), kNumeric = listed(numeric_dtypes());
+const std::vector<S> kEvery = with_complex(listed(all_dtypes())), kNumeric = listed(numeric_dtypes());
+// Numbers: not bool; complex ones with them.
+const std::vector<S> kNumbers = with_complex(kNumeric);
 
 std::vector<S> without(std::vector<S> ds, S t) {
   std::erase(ds, t);
@@ -24,6 +26,7 @@ std::vector<S> without(std::vector<S> ds, S t) {
 }
 
 std::string text(const std::vector<S>& ds) {
+  if (ds == kEvery) return "every dtype but complex32";
   std::string s = "{";
   for (S t : ds) s.append(s.size() > 1 ? ", " : "").append(name(t));
   return s + "}";
@@ -41,7 +44,9 @@ S promoted_with(S t, K k) {
 }
 
 // The result dtype of tensors by the promotion rules: dimensioned tensors first, then 0-dim ones,
-// which count only when of a higher category (float16 [3] with float64 [] gives float16).
+// which count only when of a higher category (bool < integral < floating < complex): float16 [3]
+// with float64 [] gives float16, and with complex64 [] the complex dtype of float16's width,
+// complex32 (c10's ResultTypeState).
 struct Typed {
   S dtype;
   bool zero_dim;
@@ -51,12 +56,17 @@ S promote_defined(S a, S b) {
   if (b == S::Undefined) return a;
   return c10::promoteTypes(a, b);
 }
+S combine_categories(S higher, S lower) {
+  if (c10::isComplexType(higher)) return higher;
+  if (c10::isComplexType(lower)) return c10::isFloatingType(higher) ? c10::toComplexType(higher) : lower;
+  if (c10::isFloatingType(higher)) return higher;
+  if (higher == S::Bool || c10::isFloatingType(lower)) return promote_defined(higher, lower);
+  return higher != S::Undefined ? higher : lower;
+}
 S result_type(std::initializer_list<Typed> ts) {
   S dim = S::Undefined, zero = S::Undefined;
   for (const Typed& t : ts) (t.zero_dim ? zero : dim) = promote_defined(t.zero_dim ? zero : dim, t.dtype);
-  if (c10::isFloatingType(dim)) return dim;
-  if (dim == S::Bool || c10::isFloatingType(zero)) return promote_defined(dim, zero);
-  return dim != S::Undefined ? dim : zero;
+  return combine_categories(dim, zero);
 }
 // The result dtype of the tensors `args` that are given (an optional one may be None), with the
 // tensor being solved (its dtype known) as `own`, 0-dim or not.
@@ -209,16 +219,35 @@ struct Rules {
   bool out = false;       // the op has an .out overload
   Result out_result = Result::Promoted;
   bool float16_missing = false;  // no float16 kernel: a deviation
+  bool real = false;             // real operands only (it orders them, or is a real function)
   std::optional<Cond> other_value = {};  // one more rule on other's value
 };
+
+// Division with a rounding mode rounds real quotients: complex operands are refused then
+// ("div_floor_cpu" not implemented for 'ComplexFloat').
+Cond real_when_rounding() {
+  return NotIn("{complex64, complex128} when rounding_mode is given", [](const Ctx& c) -> std::optional<std::vector<S>> {
+    if (c.is_none("rounding_mode")) return std::nullopt;
+    return complex_list();
+  });
+}
+
+// The rules of a tensor operand of every op of a family: complex refused by ordering ops and by
+// division with a rounding mode.
+ArgSpec& operand_rules(ArgSpec& operand, const Rules& r) {
+  if (r.real) operand.dtype(not_complex());
+  if (r.mode) operand.deps("rounding_mode").dtype(real_when_rounding());
+  return operand;
+}
 
 ArgSpec self_tensor(const std::string& op, const Rules& r) {
   ArgSpec self = Tensor("self");
   if (!r.self.empty()) self.dtype(In(r.self));
-  if (r.divides) {
-    if (r.mode) self.deps("rounding_mode");
-    self.value(no_lowest_dividend(op, r.mode));
-  }
+  operand_rules(self, r);
+  // A complex self promotes to a complex result: none when the results are real.
+  const bool real_results = !r.result.empty() && std::none_of(r.result.begin(), r.result.end(), c10::isComplexType);
+  if (real_results && !r.real && !r.mode) self.dtype(not_complex());
+  if (r.divides) self.value(no_lowest_dividend(op, r.mode));
   return self;
 }
 
@@ -228,6 +257,7 @@ Spec binary(std::string op, Rules r, const char* other_name = "other") {
   ArgSpec other = Tensor(other_arg);
   other.deps("self").size(broadcastable_with({"self"}));
   if (!r.other.empty()) other.dtype(In(r.other));
+  operand_rules(other, r);
   if (!r.result.empty()) {
     if (r.mode) {  // div: only a rounding mode refuses a bool result
       other.deps("rounding_mode").dtype(NotIn("{bool} when self is bool and rounding_mode is given", [](const Ctx& c) {
@@ -235,9 +265,8 @@ Spec binary(std::string op, Rules r, const char* other_name = "other") {
         if (!c.is_none("rounding_mode") && c.dtype("self") == S::Bool) out.push_back(S::Bool);
         return out;
       }));
-    } else {
-      other.dtype(promotes_into({"self"}, r.result)).rank(ranks_promoting_into({"self"}, r.result));
     }
+    other.dtype(promotes_into({"self"}, r.result)).rank(ranks_promoting_into({"self"}, r.result));
   }
   if (r.float16_missing) {
     auto d = float16_missing(op);
@@ -297,49 +326,52 @@ Spec add_tensor() { return binary("add.Tensor", {.alpha = true, .out = true}); }
 Spec add_scalar() { return with_scalar("add.Scalar", {.alpha = true}); }
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor: sub refuses bool tensors
 // ("Subtraction, the `-` operator, with a bool tensor is not supported").
-Spec sub_tensor() { return binary("sub.Tensor", {.self = kNumeric, .other = kNumeric, .alpha = true, .out = true}); }
+Spec sub_tensor() { return binary("sub.Tensor", {.self = kNumbers, .other = kNumbers, .alpha = true, .out = true}); }
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: a bool other is a bool tensor too.
-Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = kNumeric, .alpha = true}, {K::Int, K::Float}); }
+Spec sub_scalar() { return with_scalar("sub.Scalar", {.self = kNumbers, .alpha = true}, {K::Int, K::Float}); }
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self.
-Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = kNumeric, .alpha = true}, {K::Int, K::Float}); }
+Spec rsub_scalar() { return with_scalar("rsub.Scalar", {.self = kNumbers, .alpha = true}, {K::Int, K::Float}); }
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Spec mul_tensor() { return binary("mul.Tensor", {.out = true}); }
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 Spec mul_scalar() { return with_scalar("mul.Scalar", {}); }
-// div.Tensor(Tensor self, Tensor other) -> Tensor: true division (integers divide as float32).
-Spec div_tensor() { return binary("div.Tensor", {.out = true, .out_result = Result::Floating}); }
+// div.Tensor(Tensor self, Tensor other) -> Tensor: true division (integers divide as float32); no
+// complex32 result ("div_cpu" not implemented for 'ComplexHalf', none declared by its OpInfo).
+Spec div_tensor() { return binary("div.Tensor", {.result = kEvery, .out = true, .out_result = Result::Floating}); }
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Spec div_scalar() { return with_scalar("div.Scalar", {}); }
 // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor: "trunc" and
 // "floor" divide bool operands in no kernel, and integers by zero raise "ZeroDivisionError".
 Spec div_tensor_mode() {
-  return binary("div.Tensor_mode", {.result = kNumeric, .divides = true, .mode = true});
+  return binary("div.Tensor_mode", {.result = kEvery, .divides = true, .mode = true});
 }
 // div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 Spec div_scalar_mode() {
-  return with_scalar("div.Scalar_mode", {.result = kNumeric, .divides = true, .mode = true});
+  return with_scalar("div.Scalar_mode", {.result = kEvery, .divides = true, .mode = true});
 }
 
 // ---- Comparisons and logical ops: every dtype, a bool result --------------------------------
 
-// eq.Tensor(Tensor self, Tensor other) -> Tensor, and ne, lt, le, gt, ge alike.
-Spec comparison(const char* op) { return binary(op, {}); }
+// eq.Tensor(Tensor self, Tensor other) -> Tensor, and ne alike; lt, le, gt and ge order their
+// operands (complex ones are refused: "lt_cpu" not implemented for 'ComplexFloat').
+Spec comparison(const char* op, bool ordered) { return binary(op, {.real = ordered}); }
 // eq.Scalar(Tensor self, Scalar other) -> Tensor, and ne, lt, le, gt, ge alike.
-Spec comparison_scalar(const char* op) { return with_scalar(op, {}); }
-Spec eq_tensor() { return comparison("eq.Tensor"); }
-Spec ne_tensor() { return comparison("ne.Tensor"); }
-Spec lt_tensor() { return comparison("lt.Tensor"); }
-Spec le_tensor() { return comparison("le.Tensor"); }
-Spec gt_tensor() { return comparison("gt.Tensor"); }
-Spec ge_tensor() { return comparison("ge.Tensor"); }
-Spec eq_scalar() { return comparison_scalar("eq.Scalar"); }
-Spec ne_scalar() { return comparison_scalar("ne.Scalar"); }
-Spec lt_scalar() { return comparison_scalar("lt.Scalar"); }
-Spec le_scalar() { return comparison_scalar("le.Scalar"); }
-Spec gt_scalar() { return comparison_scalar("gt.Scalar"); }
-Spec ge_scalar() { return comparison_scalar("ge.Scalar"); }
-// logical_and(Tensor self, Tensor other) -> Tensor, and logical_or, logical_xor alike.
-Spec logical(const char* op) { return binary(op, {.out = true, .out_result = Result::Bool}); }
+Spec comparison_scalar(const char* op, bool ordered) { return with_scalar(op, {.real = ordered}); }
+Spec eq_tensor() { return comparison("eq.Tensor", false); }
+Spec ne_tensor() { return comparison("ne.Tensor", false); }
+Spec lt_tensor() { return comparison("lt.Tensor", true); }
+Spec le_tensor() { return comparison("le.Tensor", true); }
+Spec gt_tensor() { return comparison("gt.Tensor", true); }
+Spec ge_tensor() { return comparison("ge.Tensor", true); }
+Spec eq_scalar() { return comparison_scalar("eq.Scalar", false); }
+Spec ne_scalar() { return comparison_scalar("ne.Scalar", false); }
+Spec lt_scalar() { return comparison_scalar("lt.Scalar", true); }
+Spec le_scalar() { return comparison_scalar("le.Scalar", true); }
+Spec gt_scalar() { return comparison_scalar("gt.Scalar", true); }
+Spec ge_scalar() { return comparison_scalar("ge.Scalar", true); }
+// logical_and(Tensor self, Tensor other) -> Tensor, and logical_or, logical_xor alike: no complex32
+// operands ("logical_and_cpu" not implemented for 'ComplexHalf').
+Spec logical(const char* op) { return binary(op, {.result = kEvery, .out = true, .out_result = Result::Bool}); }
 Spec logical_and() { return logical("logical_and.default"); }
 Spec logical_or() { return logical("logical_or.default"); }
 Spec logical_xor() { return logical("logical_xor.default"); }
@@ -360,11 +392,11 @@ Spec bitwise_xor_scalar() { return bitwise_scalar("bitwise_xor.Scalar"); }
 // ---- maximum, minimum, atan2, hypot, fmod, remainder, floor_divide --------------------------
 
 // maximum(Tensor self, Tensor other) -> Tensor
-Spec maximum() { return binary("maximum.default", {.out = true}); }
+Spec maximum() { return binary("maximum.default", {.out = true, .real = true}); }
 // minimum(Tensor self, Tensor other) -> Tensor
-Spec minimum() { return binary("minimum.default", {.out = true}); }
-// atan2(Tensor self, Tensor other) -> Tensor: integers compute as float32.
-Rules atan2_rules() { return {.out = true, .out_result = Result::Floating, .float16_missing = true}; }
+Spec minimum() { return binary("minimum.default", {.out = true, .real = true}); }
+// atan2(Tensor self, Tensor other) -> Tensor: integers compute as float32; real numbers only.
+Rules atan2_rules() { return {.out = true, .out_result = Result::Floating, .float16_missing = true, .real = true}; }
 Spec atan2() { return binary("atan2.default", atan2_rules()); }
 // atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!): the out tensor takes any
 // dtype the result casts to (a floating one) and any shape (it is resized to the broadcast shape).
@@ -398,7 +430,7 @@ Spec floor_divide() {
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor: no bool kernel; an integral base to
 // a negative integral power gives 0 (or ±1 for a base of ±1).
-Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = kNumeric}, "exponent"); }
+Spec pow_tensor_tensor() { return binary("pow.Tensor_Tensor", {.result = kNumbers}, "exponent"); }
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor: an integral or bool self refuses a
 // negative integral exponent ("Integers to negative integer powers are not allowed.").
 Spec pow_tensor_scalar() {
@@ -406,7 +438,7 @@ Spec pow_tensor_scalar() {
     if (integral(c.dtype("self")) && c.own_scalar_dtype() == K::Int) return 0;
     return std::nullopt;
   });
-  return with_scalar("pow.Tensor_Scalar", {.result = kNumeric, .other_value = no_negative_power}, {},
+  return with_scalar("pow.Tensor_Scalar", {.result = kNumbers, .other_value = no_negative_power}, {},
                      "exponent");
 }
 // pow.Scalar(Scalar self, Tensor exponent) -> Tensor: no bool kernel (a bool self and a bool
@@ -424,11 +456,11 @@ Spec pow_scalar() {
 
 // ---- Ops of three tensors -------------------------------------------------------------------
 
-// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor: floating self, end of self's
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor: floating or complex self, end of self's
 // dtype; the three broadcast together.
 ArgSpec lerp_self(const std::string& op) {
   return Tensor("self")
-      .dtype(In(listed(floating_dtypes())))
+      .dtype(In(with_complex(listed(floating_dtypes()))))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})));
 }
 ArgSpec same_dtype_as_self(const char* name, std::vector<std::string> broadcast) {
@@ -467,7 +499,7 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
       .rank(Avoid(d, ranks_promoting_into({"self", "tensor1"}, but_float16(results))));
   if (divides)
     tensor2.dtype(In("the floating dtypes when tensor1 is integral or bool", [](const Ctx& c) {
-      return integral(c.dtype("tensor1")) ? listed(floating_dtypes()) : kEvery;
+      return integral(c.dtype("tensor1")) ? with_complex(listed(floating_dtypes())) : kEvery;
     }));
   return Spec(std::move(op))
       .in(Tensor("self"))
@@ -480,7 +512,7 @@ Spec addc(std::string op, std::vector<S> results, bool divides) {
       .out(out_tensor({"self", "tensor1", "tensor2"}, Result::Promoted));
 }
 Spec addcdiv() { return addc("addcdiv.default", kEvery, true); }
-Spec addcmul() { return addc("addcmul.default", kNumeric, false); }
+Spec addcmul() { return addc("addcmul.default", kNumbers, false); }
 
 // ---- masked_fill, where, clamp.Tensor -------------------------------------------------------
 
@@ -539,7 +571,9 @@ std::vector<double> fitting(S t, bool from_float) {
 // infinity, a floating one no finite value past its range, though it takes NaN and infinities), so
 // only integral values break the rule in invalid samples.
 Spec masked_fill_tensor() {
-  return masked_fill("masked_fill.Tensor", Tensor("value").deps("self")
+  ArgSpec value = Tensor("value");
+  no_imaginary_part_lost(value.deps("self"), "self");
+  return masked_fill("masked_fill.Tensor", value
       .rank(Eq(0))
       .value(Be("the range of self.dtype when value is integral", [](const Ctx& c) -> std::optional<std::vector<double>> {
         S t = c.dtype("self"), v = c.own_dtype();
@@ -553,15 +587,15 @@ Spec masked_fill_tensor() {
         if (own[0] >= fits[0] && own[1] <= fits[1]) return std::nullopt;  // every value fits
         return fits;
       }))
-      .value(Scope(Be("the range of self.dtype, rounded in value.dtype, when value is floating",
+      .value(Scope(Be("the range of self.dtype, rounded in value.dtype, when value is floating or complex",
                       [](const Ctx& c) -> std::optional<std::vector<double>> {
         S t = c.dtype("self"), v = c.own_dtype();
-        if (!c10::isFloatingType(v)) return std::nullopt;
+        if (!c10::isFloatingType(v) && !c10::isComplexType(v)) return std::nullopt;
         switch (t) {
-          case S::Bool: case S::Double: return std::nullopt;  // a bool self takes any value
+          case S::Bool: case S::Double: case S::ComplexDouble: return std::nullopt;  // a bool self takes any value
           case S::Half: return std::vector<double>{-65504.0, 65504.0};
           case S::BFloat16: return std::vector<double>{-3.3895313892515355e38, 3.3895313892515355e38};
-          case S::Float: return std::vector<double>{-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+          case S::Float: case S::ComplexFloat: return std::vector<double>{-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
           default: {
             auto fits = fitting(t, true);
             fits[1] -= fits[1] / 128;  // below the float16/bfloat16/float32 rounding of the highest value
@@ -608,11 +642,15 @@ Spec clamp_tensor() {
       "clamp.Tensor refuses a bool or float16 promoted dtype when both min and max are given (\"clamp_cpu\" not "
       "implemented) and takes it when only one is",
       "ops-fuzz sweep clamp.Tensor --config contract,half --seed 0 --max 300");
+  // Complex numbers have no order ("clamp is not supported for complex types").
   return Spec("clamp.Tensor")
-      .in(Tensor("self"))
+      .in(Tensor("self")
+            .dtype(not_complex()))
       .in(TensorOpt("min").deps("self")
+            .dtype(not_complex())
             .size(broadcastable_with({"self"})))
       .in(TensorOpt("max").deps("self", "min")
+            .dtype(not_complex())
             .optional(Named("min or max is given", Eq("False when min is None", [](const Ctx& c) -> std::optional<bool> {
               if (c.is_none("min")) return false;
               return std::nullopt;

@@ -23,8 +23,11 @@ namespace {
 using S = c10::ScalarType;
 
 // The input dtypes of the convolution kernels: the integral dtypes, bfloat16, float32 and float64
-// (not bool, float16 or complex).
-std::vector<S> conv_dtypes() { return {S::Byte, S::Char, S::Short, S::Int, S::Long, S::BFloat16, S::Float, S::Double}; }
+// (not bool or float16); conv1d and conv2d take complex inputs too, as four real convolutions.
+std::vector<S> conv_dtypes(bool complex = false) {
+  std::vector<S> dtypes{S::Byte, S::Char, S::Short, S::Int, S::Long, S::BFloat16, S::Float, S::Double};
+  return complex ? with_complex(std::move(dtypes)) : dtypes;
+}
 
 DeviationRef dilated_integral(const std::string& op) {
   return deviation(deviation_id(op, "dilated_integral"),
@@ -35,9 +38,9 @@ DeviationRef dilated_integral(const std::string& op) {
 
 // A convolution's input, of rank `rank`, with `spatial` spatial dims (0: all but the first two).
 // `narrow_integral`: the kernel refuses the integral dtypes but int64.
-ArgSpec conv_input(Cond rank, int64_t spatial, const DeviationRef& narrow_integral) {
+ArgSpec conv_input(Cond rank, int64_t spatial, const DeviationRef& narrow_integral, bool complex = false) {
   return Tensor("input")
-      .dtype(In(conv_dtypes()))
+      .dtype(In(conv_dtypes(complex)))
       .dtype(Avoid(narrow_integral, NotIn(std::vector{S::Byte, S::Char, S::Short, S::Int})))
       .rank(std::move(rank))
       .size(Ge("1 for spatial dims unless the batch or channels are empty", [spatial](const Ctx& c) {
@@ -344,7 +347,7 @@ ArgSpec conv_param(const char* name, int64_t n) { return std::move(LengthList(na
 //        int[n] dilation=1, int groups=1) -> Tensor: input ([N,] C, n spatial dims).
 Spec conv_nd(const std::string& op, int64_t n, BiasDtype bias_dtype) {
   Spec spec = Spec(op)
-      .in(conv_input(Be(n + 1, n + 2), n, dilated_integral(op)))
+      .in(conv_input(Be(n + 1, n + 2), n, dilated_integral(op), true))
       .in(conv_weight(Eq(n + 2)))
       .in(conv_bias_per_channel(op, bias_dtype))
       .in(conv_param("stride", n))

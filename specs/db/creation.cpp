@@ -59,9 +59,9 @@ Spec zeros() { return filled("zeros.default"); }
 // ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Spec ones() { return filled("ones.default"); }
 // rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-Spec rand() { return filled("rand.default", kFloating); }
+Spec rand() { return filled("rand.default", with_complex(kFloating)); }
 // randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-Spec randn() { return filled("randn.default", kFloating); }
+Spec randn() { return filled("randn.default", with_complex(kFloating)); }
 
 // full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None,
 //      Device? device=None, bool? pin_memory=None) -> Tensor
@@ -115,10 +115,11 @@ Spec scalar_tensor() {
             .value(fits_dtype("dtype", the_dtype))));
 }
 
-// The kernel fills no bool tensor.
+// The kernel fills no bool tensor, and counts in real numbers ("arange_cpu" not implemented for
+// 'ComplexFloat').
 ArgSpec arange_dtype() {
   return ScalarTypeOpt("dtype")
-      .value(NotIn(std::vector{S::Bool}));
+      .value(NotIn(with_complex({S::Bool})));
 }
 
 bool integral_dtype(const Ctx& c) {
@@ -219,8 +220,9 @@ Spec randperm() {
                 default: return std::nullopt;
               }
             }))),
+      // A permutation of integers: no bool or complex one ("randperm" not implemented for 'ComplexFloat').
       ScalarTypeOpt("dtype")
-          .value(NotIn(std::vector{S::Bool})));
+          .value(NotIn(with_complex({S::Bool}))));
 }
 
 // _local_scalar_dense(Tensor self) -> Scalar
@@ -245,9 +247,11 @@ Spec fill_scalar() {
 
 // fill.Tensor(Tensor self, Tensor value) -> Tensor: value is read as a Scalar.
 Spec fill_tensor() {
+  ArgSpec value = Tensor("value");
+  no_imaginary_part_lost(value.deps("self"), "self");
   return Spec("fill.Tensor")
       .in(Tensor("self"))
-      .in(Tensor("value").deps("self")
+      .in(std::move(value)
             .rank(Eq(0))
             // The kernel checks this (value.item() converts with an overflow check), but value's
             // own dtype rounds values past the range's ends back into it, so invalid samples could
@@ -267,13 +271,13 @@ Spec native_dropout() {
   return Spec("native_dropout.default")
       // Training scales input by a float: integral and bool inputs cannot hold the result.
       .in(Tensor("input").deps("train")
-            .dtype(In("{float16, bfloat16, float32, float64} unless train is False", [](const Ctx& c) -> std::optional<std::vector<S>> {
+            .dtype(In("the floating and complex dtypes unless train is False", [](const Ctx& c) -> std::optional<std::vector<S>> {
               if (!c.is_none("train") && c.as_int("train") == 0) return std::nullopt;
-              return kFloating;
+              return with_complex(kFloating);
             }))
             // An empty input returns before its dtype is checked.
-            .size(Scope(Ge("1 when its dtype is not floating", [](const Ctx& c) {
-              return is_floating(c.own_dtype()) ? 0 : 1;
+            .size(Scope(Ge("1 when its dtype is neither floating nor complex", [](const Ctx& c) {
+              return is_floating(c.own_dtype()) || c10::isComplexType(c.own_dtype()) ? 0 : 1;
             }))))
       .in(Float("p").deps("input", "train")
             .value(Named("p in [0, 1] when training on elements", Be("[0, 1]", [training](const Ctx& c) -> std::optional<std::vector<double>> {

@@ -25,13 +25,27 @@ std::span<const SpecFn> linalg_specs();
 std::span<const SpecFn> einsum_specs();
 std::span<const SpecFn> upsample_specs();
 
+// The complex dtypes, for the rules of contracts that refuse them (ordering, rounding, functions
+// of real numbers only): `self.dtype not in {complex64, complex128}`.
+inline std::vector<c10::ScalarType> complex_list() { return dsl::listed(complex_dtypes()); }
+inline Cond not_complex() { return dsl::NotIn(complex_list()); }
+// `dtypes` with the complex dtypes after them.
+std::vector<c10::ScalarType> with_complex(std::vector<c10::ScalarType> dtypes);
+// A 0-dim tensor `value` written into tensor `into` (fill.Tensor, masked_fill.Tensor) is not complex
+// when `into` is of a real dtype but bool: it would lose its imaginary part ("value cannot be
+// converted to type float without overflow"); bool takes any number (its truth). Complex values
+// into such a tensor, in invalid samples only, keep their parts nonzero (a scope) so that they lose one.
+ArgSpec& no_imaginary_part_lost(ArgSpec& value, const std::string& into);
+
 // Family builders, for ops whose specs differ in a line.
 // Whether an op's CPU kernel has a float16 path where its contract takes float16.
 enum class CpuFloat16 { Present, Missing };
-// op(Tensor self) -> Tensor, pointwise, for self of `dtypes` (every dtype when empty). A missing
-// float16 kernel is a deviation: valid samples avoid float16 self unless under the contract.
+// op(Tensor self) -> Tensor, pointwise, for self of `dtypes` (every dtype when empty; every real
+// one with Complex::Refused). A missing float16 kernel is a deviation: valid samples avoid float16
+// self unless under the contract.
+enum class Complex { Taken, Refused };
 Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes = {},
-                     CpuFloat16 float16 = CpuFloat16::Present);
+                     CpuFloat16 float16 = CpuFloat16::Present, Complex complex = Complex::Taken);
 
 // The value of an op's `dtype` argument (ScalarType?; nullopt when None): factories
 // (creation.cpp) and reductions (reduction.cpp) cast to it.

@@ -143,6 +143,11 @@ Spec scatter_reduce() {
             .value(NotIn("{mean} when self is bool", [](const Ctx& c) -> std::optional<std::vector<std::string>> {
               if (c.dtype("self") != c10::ScalarType::Bool) return std::nullopt;
               return std::vector<std::string>{"mean"};
+            }))
+            // Complex numbers have no order: no complex amax or amin.
+            .value(NotIn("{amax, amin} when self is complex", [](const Ctx& c) -> std::optional<std::vector<std::string>> {
+              if (!c10::isComplexType(c.dtype("self"))) return std::nullopt;
+              return std::vector<std::string>{"amax", "amin"};
             })))
       .kw(Bool("include_self"));
 }

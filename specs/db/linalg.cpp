@@ -31,10 +31,10 @@ bool dtype_refused_beside(const Ctx& c, const std::string& other) {
   return own != c.dtype(other) || own == S::Bool;
 }
 
-// The first operand of a product: of rank `rank` (>= 1 when 0), numeric.
+// The first operand of a product: of rank `rank` (>= 1 when 0), numeric (complex included).
 ArgSpec first_operand(const std::string& op, const char* name, int64_t rank) {
   return Tensor(name)
-      .dtype(In(listed(numeric_dtypes())))
+      .dtype(In(with_complex(listed(numeric_dtypes()))))
       .dtype(Avoid(float16_missing(op), NotIn(std::vector{S::Half})))
       .rank(rank > 0 ? Eq(rank) : Ge(1))
       // An empty product returns before the dtypes are checked.

@@ -61,8 +61,8 @@ Spec constant_pad_nd() {
 }
 
 // What one reflection or replication kernel of n padded dims takes: self is (C, dims...) or
-// (N, C, dims...), of float32 and float64 (and float16, bfloat16 for reflection_pad3d: the CPU
-// kernels have no other path); only N may be empty (and C for some kernels). Each pad keeps the
+// (N, C, dims...), of float32, float64, complex64 and complex128 (and float16, bfloat16 for
+// reflection_pad3d: the CPU kernels have no other path); only N may be empty (and C for some kernels). Each pad keeps the
 // padded size of its dim positive.
 struct Kernel {
   int64_t n;                  // padded dims
@@ -73,8 +73,8 @@ struct Kernel {
   bool half = false;          // the kernel has float16 and bfloat16 paths too
 
   std::vector<S> dtypes() const {
-    if (half) return {floating_dtypes().begin(), floating_dtypes().end()};
-    return {S::Float, S::Double};
+    if (half) return with_complex({floating_dtypes().begin(), floating_dtypes().end()});
+    return with_complex({S::Float, S::Double});
   }
   bool takes(S dtype) const {
     auto ok = dtypes();
@@ -239,7 +239,7 @@ Cond circular_pads(std::string text, bool unchecked) {
 
 ArgSpec pad_self(const DeviationRef& unbatched) {
   return Tensor("self").deps("mode")
-      .dtype(In("float32 or float64 when mode is reflect or replicate (or float16, bfloat16 for reflect in 3d)",
+      .dtype(In("float32, float64 or complex when mode is reflect or replicate (or float16, bfloat16 for reflect in 3d)",
                 [](const Ctx& c) -> std::optional<std::vector<S>> {
                   if (!reflect_or_replicate(c)) return std::nullopt;
                   return mode_kernel(mode_of(c), 3)->dtypes();

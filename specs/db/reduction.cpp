@@ -10,6 +10,8 @@ namespace {
 using S = c10::ScalarType;
 
 const std::vector<S> kFloating(floating_dtypes().begin(), floating_dtypes().end());
+// Floating and complex: the dtypes of a mean, a variance or a norm.
+const std::vector<S> kInexact = with_complex(kFloating);
 
 // How a reduction names the dims it reduces.
 enum class Dims {
@@ -36,10 +38,10 @@ struct Reduce {
   bool dtype = false;            // *, ScalarType? dtype=None: the result's dtype, self cast to it
   std::vector<S> refused{};      // result dtypes (dtype, else self's) the kernel does not implement
   bool identity = true;          // false: the reduced dims must have elements
-  bool floating_result = false;  // the result's dtype (dtype, else self's) is floating
+  bool floating_result = false;  // the result's dtype (dtype, else self's) is floating or complex
   std::vector<Cond> dim_length{};  // more conditions on len(dim)
   bool size_one_returns = false;   // a reduced dim of size 1 returns before the dtype is checked
-  std::optional<Cond> self_value{};  // one more condition on self's values
+  bool checked_zero_dim_cast = false;  // a zero-dim self is cast into dtype with a check (a deviation)
   Out out = Out::None;             // the op's .out overload
 };
 
@@ -147,12 +149,33 @@ ArgSpec reduced_dims(const Reduce& r, std::string when = "", std::function<bool(
   return dim;
 }
 
+// A zero-dim self is copied into the result through a Scalar, whose checked conversion refuses
+// values that do not fit dtype ("value cannot be converted to type int8_t without overflow"),
+// while a self with dims is cast as the contract says (integers wrap around): a deviation. A
+// complex value cast to a real dtype loses its imaginary part, which the check refuses as well.
+void checked_zero_dim_cast(ArgSpec& self, const std::string& op) {
+  auto d = deviation(deviation_id(op, "zero_dim_checked_cast"),
+      "a zero-dim self whose values do not fit dtype (or a complex one, cast to a real dtype) is refused (\"value "
+      "cannot be converted to type ... without overflow\"), though a self with dims is cast into dtype, wrapping "
+      "around",
+      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
+  self.rank(Avoid(d, Ge("1 when self is complex and dtype is real", [](const Ctx& c) -> std::optional<int64_t> {
+    const std::optional<S> t = the_dtype(c);
+    if (!t || !c10::isComplexType(c.own_dtype()) || c10::isComplexType(*t)) return std::nullopt;
+    return 1;
+  })));
+  self.value(Avoid(d, fits_dtype("dtype when self is zero-dim", [](const Ctx& c) -> std::optional<S> {
+    if (!c.tensor().shape.empty()) return std::nullopt;
+    return the_dtype(c);
+  })));
+}
+
 // op(Tensor self[, dim][, bool keepdim][, *, ScalarType? dtype]) -> Tensor: reduces the dims
 // `r.dims` names.
 Spec reduction(std::string op, Reduce r) {
   Spec s(std::move(op));
   ArgSpec self = reduced_self(r.dtype);
-  if (r.self_value) self.value(*r.self_value);
+  if (r.checked_zero_dim_cast) checked_zero_dim_cast(self, s.op());
   if (!r.refused.empty() && !r.dtype) self.dtype(NotIn(r.refused));
   // With dtype None, integral and bool self accumulate into int64.
   std::vector<S> self_refused;
@@ -164,9 +187,9 @@ Spec reduction(std::string op, Reduce r) {
       return std::nullopt;
     }));
   if (r.floating_result) {
-    // mean: the result's dtype is dtype when given, else self's, and it must be floating.
-    self.dtype(In("{float16, bfloat16, float32, float64} when dtype is None", [](const Ctx& c) -> std::optional<std::vector<S>> {
-      if (c.is_none("dtype")) return kFloating;
+    // mean: the result's dtype is dtype when given, else self's, and it must be floating or complex.
+    self.dtype(In("the floating and complex dtypes when dtype is None", [](const Ctx& c) -> std::optional<std::vector<S>> {
+      if (c.is_none("dtype")) return kInexact;
       return std::nullopt;
     }));
   }
@@ -201,7 +224,7 @@ Spec reduction(std::string op, Reduce r) {
   if (r.keepdim) s.in(Bool("keepdim"));
   if (r.dtype) {
     ArgSpec dtype = ScalarTypeOpt("dtype");
-    if (r.floating_result) dtype.value(In(kFloating));
+    if (r.floating_result) dtype.value(In(kInexact));
     if (!r.refused.empty()) dtype.value(NotIn(r.refused));
     s.kw(std::move(dtype));
   }
@@ -246,10 +269,17 @@ Spec softmax(std::string op) {
             .value(In(std::vector{S::Float, S::Double, S::BFloat16})));
 }
 
+// Complex numbers have no order; a zero-dim self is returned before its dtype is checked.
+ArgSpec ordered_self() {
+  return Tensor("self")
+      .dtype(not_complex())
+      .rank(Scope(Ge("1 when self is complex", [](const Ctx& c) { return c10::isComplexType(c.own_dtype()) ? 1 : 0; })));
+}
+
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices), and argsort.
 Spec sort_like(std::string op) {
   return Spec(std::move(op))
-      .in(Tensor("self"))
+      .in(ordered_self())
       .in(Dim("dim").deps("self")
             .value(dim_of("self")))
       .in(Bool("descending"));
@@ -260,7 +290,7 @@ Spec sort_like(std::string op) {
 Spec variance(std::string op, bool correction) {
   Spec s(std::move(op));
   s.in(Tensor("self")
-         .dtype(In(kFloating)))
+         .dtype(In(kInexact)))
       .in(reduced_dims({.dims = Dims::ListOpt}));
   if (correction) s.kw(IntOpt("correction")).kw(Bool("keepdim"));
   else s.in(Bool("unbiased")).in(Bool("keepdim")).out(out_tensor(Out::Self, false));
@@ -284,34 +314,28 @@ Spec prod() { return reduction("prod.default", {.dtype = true, .refused = {S::Ha
 Spec prod_dim() {
   return reduction("prod.dim_int", {.dims = Dims::One, .keepdim = true, .dtype = true, .refused = {S::Half, S::BFloat16}});
 }
-// A zero-dim self is copied into the result through a Scalar, whose checked conversion refuses
-// values that do not fit dtype ("value cannot be converted to type int8_t without overflow"),
-// while a self with dims is cast as the contract says (integers wrap around): a deviation.
-Cond zero_dim_checked_cast(const std::string& op) {
-  auto d = deviation(deviation_id(op, "zero_dim_checked_cast"),
-      "a zero-dim self whose values do not fit dtype is refused (\"value cannot be converted to type ... without "
-      "overflow\"), though a self with dims is cast into dtype, wrapping around",
-      "ops-fuzz sweep " + op + " --config contract,integral --seed 0 --max 1000");
-  return Avoid(d, fits_dtype("dtype when self is zero-dim", [](const Ctx& c) -> std::optional<S> {
-    if (!c.tensor().shape.empty()) return std::nullopt;
-    return the_dtype(c);
-  }));
-}
 
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Spec cumsum() {
   return reduction("cumsum.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half},
-                                      .self_value = zero_dim_checked_cast("cumsum.default"), .out = Out::Result});
+                                      .checked_zero_dim_cast = true, .out = Out::Result});
 }
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Spec cumprod() {
   return reduction("cumprod.default", {.dims = Dims::One, .dtype = true, .refused = {S::Bool, S::Half},
-                                       .self_value = zero_dim_checked_cast("cumprod.default"), .out = Out::Result});
+                                       .checked_zero_dim_cast = true, .out = Out::Result});
 }
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Spec amax() { return reduction("amax.default", {.dims = Dims::List, .keepdim = true, .identity = false, .out = Out::Self}); }
+// Complex numbers have no order: amax, amin, max, min, argmax, argmin, sort and topk refuse them.
+Spec amax() {
+  return reduction("amax.default", {.dims = Dims::List, .keepdim = true, .refused = complex_list(), .identity = false,
+                                    .out = Out::Self});
+}
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Spec amin() { return reduction("amin.default", {.dims = Dims::List, .keepdim = true, .identity = false, .out = Out::Self}); }
+Spec amin() {
+  return reduction("amin.default", {.dims = Dims::List, .keepdim = true, .refused = complex_list(), .identity = false,
+                                    .out = Out::Self});
+}
 // logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 Spec logsumexp() {
   auto all_dims = deviation("logsumexp.empty_dim_list",
@@ -319,7 +343,8 @@ Spec logsumexp() {
       "broadcast shape\"): the kernel's max reduces every dim and its sum none",
       "ops-fuzz sweep logsumexp.default --config contract --seed 0 --max 300");
   // [] reduces every dim, as for sum and amax.
-  return reduction("logsumexp.default", {.dims = Dims::List, .keepdim = true, .refused = {S::Half},
+  // A real result only ("logsumexp(): Expected floating point type for result tensor").
+  return reduction("logsumexp.default", {.dims = Dims::List, .keepdim = true, .refused = with_complex({S::Half}),
       .dim_length = {Avoid(all_dims, Ge("1 when self.rank >= 1", [](const Ctx& c) -> std::optional<int64_t> {
         if (c.rank("self") >= 1) return 1;
         return std::nullopt;
@@ -332,17 +357,21 @@ Spec any() { return reduction("any.default", {}); }
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 Spec any_dim() { return reduction("any.dim", {.dims = Dims::One, .keepdim = true, .out = Out::Any}); }
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-Spec max_dim() { return reduction("max.dim", {.dims = Dims::One, .keepdim = true, .identity = false}); }
+Spec max_dim() {
+  return reduction("max.dim", {.dims = Dims::One, .keepdim = true, .refused = complex_list(), .identity = false});
+}
 // min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-Spec min_dim() { return reduction("min.dim", {.dims = Dims::One, .keepdim = true, .identity = false}); }
+Spec min_dim() {
+  return reduction("min.dim", {.dims = Dims::One, .keepdim = true, .refused = complex_list(), .identity = false});
+}
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Spec argmax() {
-  return reduction("argmax.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = {S::Bool}, .identity = false,
+  return reduction("argmax.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = with_complex({S::Bool}), .identity = false,
                                       .size_one_returns = true, .out = Out::Long});
 }
 // argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Spec argmin() {
-  return reduction("argmin.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = {S::Bool}, .identity = false,
+  return reduction("argmin.default", {.dims = Dims::OneOpt, .keepdim = true, .refused = with_complex({S::Bool}), .identity = false,
                                       .size_one_returns = true, .out = Out::Long});
 }
 
@@ -371,7 +400,7 @@ Spec var_dim() { return variance("var.dim", false); }
 Spec norm() {
   return Spec("norm.ScalarOpt_dim")
       .in(Tensor("self")
-            .dtype(In(kFloating)))
+            .dtype(In(kInexact)))
       .in(ScalarOpt("p").deps("self")
             // Read only when self has elements.
             .dtype(In("{int, float} when self has elements", [](const Ctx& c) -> std::optional<std::vector<ScalarDtype>> {
@@ -388,7 +417,7 @@ Spec norm() {
 Spec linalg_vector_norm() {
   return Spec("linalg_vector_norm.default")
       .in(Tensor("self")
-            .dtype(In(kFloating)))
+            .dtype(In(kInexact)))
       .in(Scalar("ord"))
       // ord < 0 and ord = inf have no identity.
       .in(reduced_dims({.dims = Dims::ListOpt, .identity = false}, " when ord < 0 or ord is inf", [](const Ctx& c) {
@@ -397,10 +426,12 @@ Spec linalg_vector_norm() {
           }).deps("ord"))
       .in(Bool("keepdim"))
       .kw(ScalarTypeOpt("dtype").deps("self")
-            .value(In("the floating dtypes self converts to without narrowing", [](const Ctx& c) {
+            // "dtype should be real for real inputs"
+            .value(In("the dtypes of self's kind (real or complex) it converts to without narrowing", [](const Ctx& c) {
+              const S self = c.dtype("self");
               std::vector<S> out;
-              for (S t : kFloating)
-                if (c10::promoteTypes(c.dtype("self"), t) == t) out.push_back(t);
+              for (S t : kInexact)
+                if (c10::promoteTypes(self, t) == t && c10::isComplexType(t) == c10::isComplexType(self)) out.push_back(t);
               return out;
             })))
       .out(out_tensor(Out::Result, true));
@@ -412,7 +443,7 @@ Spec topk() {
       "topk refuses bool and float16 self on some paths and takes them on early-return ones",
       "ops-fuzz sweep topk.default --config contract,half --seed 0 --max 300");
   return Spec("topk.default")
-      .in(Tensor("self")
+      .in(ordered_self()
             .dtype(Avoid(bool_half, NotIn(std::vector{S::Bool, S::Half}))))
       .in(Length("k").deps("self", "dim")
             .value(Be(0, expr("self.size(dim)", [](const Ctx& c) {

@@ -6,17 +6,19 @@ using namespace dsl;
 namespace {
 using S = c10::ScalarType;
 
-// The dtypes of the contracts below (complex is never generated).
+// The dtypes of the contracts below.
 const std::vector<S> kIntegralAndBool = listed(integral_and_bool_dtypes());
 // Numbers: not bool, which takes no arithmetic (neg, abs, rounding, relu, hardtanh).
 const std::vector<S> kNumbers = listed(numeric_dtypes());
 const std::vector<S> kFloating = listed(floating_dtypes());
 
-// The self of a pointwise op: of `dtypes` (every dtype when empty), and without float16 when
-// the CPU kernel lacks it (a deviation of `op`).
-ArgSpec pointwise_self(const std::string& op, std::vector<S> dtypes, CpuFloat16 float16) {
+// The self of a pointwise op: of `dtypes` (every dtype when empty, but complex ones when the
+// contract refuses them), and without float16 when the CPU kernel lacks it (a deviation of `op`).
+ArgSpec pointwise_self(const std::string& op, std::vector<S> dtypes, CpuFloat16 float16,
+                       Complex complex = Complex::Taken) {
   ArgSpec self = Tensor("self");
   if (!dtypes.empty()) self.dtype(In(std::move(dtypes)));
+  else if (complex == Complex::Refused) self.dtype(not_complex());
   if (float16 == CpuFloat16::Missing) {
     auto missing = deviation(deviation_id(op, "float16_self"),
         "the CPU kernel is not implemented for float16 self (\"... not implemented for 'Half'\"), though it "
@@ -28,16 +30,41 @@ ArgSpec pointwise_self(const std::string& op, std::vector<S> dtypes, CpuFloat16 
 }
 }  // namespace
 
-Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes, CpuFloat16 float16) {
-  ArgSpec self = pointwise_self(op, std::move(dtypes), float16);
+std::vector<S> with_complex(std::vector<S> dtypes) {
+  dtypes.insert(dtypes.end(), complex_dtypes().begin(), complex_dtypes().end());
+  return dtypes;
+}
+
+ArgSpec& no_imaginary_part_lost(ArgSpec& value, const std::string& into) {
+  auto real_into = [into](const Ctx& c) {
+    const S t = c.dtype(into);
+    return !c10::isComplexType(t) && t != S::Bool;
+  };
+  value.dtype(NotIn("{complex64, complex128} when " + into + " is neither complex nor bool",
+                    [real_into](const Ctx& c) -> std::optional<std::vector<S>> {
+                      if (!real_into(c)) return std::nullopt;
+                      return complex_list();
+                    }));
+  return value.value(Scope(Ne("0 when complex and " + into + " is neither complex nor bool",
+                              [real_into](const Ctx& c) -> std::optional<double> {
+                                if (!c10::isComplexType(c.own_dtype()) || !real_into(c)) return std::nullopt;
+                                return 0.0;
+                              })));
+}
+
+Spec unary_pointwise(std::string op, std::vector<c10::ScalarType> dtypes, CpuFloat16 float16, Complex complex) {
+  ArgSpec self = pointwise_self(op, std::move(dtypes), float16, complex);
   return Spec(std::move(op)).in(std::move(self));
 }
 
 namespace {
 
 // Float-result math functions: self of every dtype, bool and integral self promoted to the
-// default float dtype. Their CPU kernels have no float16 path.
-Spec float_math(std::string op) { return unary_pointwise(std::move(op), {}, CpuFloat16::Missing); }
+// default float dtype. Their CPU kernels have no float16 path. Some are functions of real numbers
+// only (erf, expm1, log1p, logit: no complex kernel, none declared by PyTorch's OpInfos).
+Spec float_math(std::string op, Complex complex = Complex::Taken) {
+  return unary_pointwise(std::move(op), {}, CpuFloat16::Missing, complex);
+}
 // Rounding (ceil, floor, round, trunc): numbers; an integral self is returned as it is.
 Spec rounding(std::string op) { return unary_pointwise(std::move(op), kNumbers, CpuFloat16::Missing); }
 // Activations defined on floating self only.
@@ -55,13 +82,13 @@ Spec sin() { return float_math("sin.default"); }
 Spec sinh() { return float_math("sinh.default"); }
 Spec tan() { return float_math("tan.default"); }
 Spec tanh() { return float_math("tanh.default"); }
-Spec erf() { return float_math("erf.default"); }
-Spec erfinv() { return float_math("erfinv.default"); }
+Spec erf() { return float_math("erf.default", Complex::Refused); }
+Spec erfinv() { return float_math("erfinv.default", Complex::Refused); }
 Spec exp() { return float_math("exp.default"); }
-Spec expm1() { return float_math("expm1.default"); }
+Spec expm1() { return float_math("expm1.default", Complex::Refused); }
 Spec log() { return float_math("log.default"); }
 Spec log10() { return float_math("log10.default"); }
-Spec log1p() { return float_math("log1p.default"); }
+Spec log1p() { return float_math("log1p.default", Complex::Refused); }
 Spec log2() { return float_math("log2.default"); }
 Spec rsqrt() { return float_math("rsqrt.default"); }
 Spec sqrt() { return float_math("sqrt.default"); }
@@ -70,7 +97,7 @@ Spec sigmoid() { return float_math("sigmoid.default"); }
 Spec reciprocal() { return unary_pointwise("reciprocal.default"); }
 // logit(Tensor self, float? eps=None) -> Tensor: self clamped to [eps, 1 - eps] when eps is given
 Spec logit() {
-  return float_math("logit.default").in(FloatOpt("eps"));
+  return float_math("logit.default", Complex::Refused).in(FloatOpt("eps"));
 }
 
 Spec ceil() { return rounding("ceil.default"); }
@@ -80,23 +107,25 @@ Spec trunc() { return rounding("trunc.default"); }
 
 // The result of self's dtype (or bool). neg and abs of the lowest value of a signed integral
 // dtype wrap around to it, as integer arithmetic does throughout.
-Spec neg() { return unary_pointwise("neg.default", kNumbers); }
-Spec abs() { return unary_pointwise("abs.default", kNumbers); }
-Spec sign() { return unary_pointwise("sign.default"); }
+Spec neg() { return unary_pointwise("neg.default", with_complex(kNumbers)); }
+Spec abs() { return unary_pointwise("abs.default", with_complex(kNumbers)); }
+// sign(Tensor self) -> Tensor: real numbers (sgn is the complex sign)
+Spec sign() { return unary_pointwise("sign.default", {}, CpuFloat16::Present, Complex::Refused); }
 Spec bitwise_not() { return unary_pointwise("bitwise_not.default", kIntegralAndBool); }
 Spec logical_not() { return unary_pointwise("logical_not.default"); }
 Spec isnan() { return unary_pointwise("isnan.default"); }
 Spec isinf() { return unary_pointwise("isinf.default"); }
 Spec isfinite() { return unary_pointwise("isfinite.default"); }
 // nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
-// (an integral or bool self is returned as it is)
+// (an integral or bool self is returned as it is; no complex kernel, none declared by its OpInfo)
 Spec nan_to_num() {
-  return unary_pointwise("nan_to_num.default").in(FloatOpt("nan")).in(FloatOpt("posinf")).in(FloatOpt("neginf"));
+  return unary_pointwise("nan_to_num.default", {}, CpuFloat16::Present, Complex::Refused).in(FloatOpt("nan")).in(FloatOpt("posinf")).in(FloatOpt("neginf"));
 }
 
 // relu(Tensor self) -> Tensor: numbers ("Boolean inputs not supported for relu")
 Spec relu() { return unary_pointwise("relu.default", kNumbers, CpuFloat16::Missing); }
-Spec silu() { return activation("silu.default"); }
+// silu(Tensor self) -> Tensor: complex self too (x * sigmoid(x)).
+Spec silu() { return unary_pointwise("silu.default", with_complex(kFloating), CpuFloat16::Missing); }
 Spec hardswish() { return activation("hardswish.default"); }
 // gelu(Tensor self, *, str approximate="none") -> Tensor
 Spec gelu() {
@@ -173,8 +202,9 @@ bool is_float(const Ctx& c, std::string_view bound) {
 c10::ScalarType result_without_float_bounds(const Ctx& c) {
   return c.dtype("self") == S::Bool ? S::Long : c.dtype("self");
 }
+// Complex numbers have no order: "clamp is not supported for complex types".
 Spec clamp_bound(std::string op, const char* bound) {
-  return unary_pointwise(std::move(op), {}, CpuFloat16::Missing)
+  return unary_pointwise(std::move(op), {}, CpuFloat16::Missing, Complex::Refused)
       .in(Scalar(bound).deps("self")
             .dtype(Ne("bool when self is bool", [](const Ctx& c) -> std::optional<ScalarDtype> {
               if (c.dtype("self") != S::Bool) return std::nullopt;
@@ -191,7 +221,7 @@ Spec clamp_max() { return clamp_bound("clamp_max.default", "max"); }
 // min fits the result only when max is not float, and max is solved after min: min is kept
 // inside self.dtype's range (a scope), and max states the rule.
 Spec clamp() {
-  return unary_pointwise("clamp.default", {}, CpuFloat16::Missing)
+  return unary_pointwise("clamp.default", {}, CpuFloat16::Missing, Complex::Refused)
       .in(ScalarOpt("min").deps("self")
             .value(Scope(fits_dtype("self.dtype (int64 for a bool self) unless min is float", [](const Ctx& c) -> std::optional<c10::ScalarType> {
               if (c.own_scalar_dtype() == ScalarDtype::Float) return std::nullopt;

@@ -94,8 +94,10 @@ Cond integral_range(std::string what, std::function<std::optional<c10::ScalarTyp
   return Be("the range of " + what, [dtype, wrap](const Ctx& c) -> std::optional<std::vector<double>> {
     auto t = dtype(c);
     // bool takes any value; a value cast to a floating dtype past its range becomes inf (defined),
-    // while one that must fit it (fits_dtype) may not exceed its largest finite value.
-    if (!t || *t == c10::ScalarType::Bool || c10::isComplexType(*t)) return std::nullopt;
+    // while one that must fit it (fits_dtype) may not exceed its largest finite value. A complex
+    // dtype's parts are of its real counterpart.
+    if (!t || *t == c10::ScalarType::Bool) return std::nullopt;
+    if (c10::isComplexType(*t)) t = c10::toRealValueType(*t);
     if (c10::isFloatingType(*t)) {
       if (wrap || *t == c10::ScalarType::Double) return std::nullopt;
       double max = *t == c10::ScalarType::Half       ? 65504.0

@@ -352,7 +352,8 @@ TEST_F(GenerateYaml, GeneratedSamplesComeBackWithTheirBits) {
                        "nan_to_num.default"};
   size_t compared = 0;
   for (const char* op : ops)
-    for (const char* config : {"", "extremes,half,transposed,zerodim,empty", "permuted", "strided", "channels_last"})
+    for (const char* config :
+         {"", "extremes,half,transposed,zerodim,empty", "permuted", "strided", "channels_last", "complex,extremes"})
       for (Validity validity : {Validity::Valid, Validity::Invalid}) {
         SCOPED_TRACE(std::string(op) + " config '" + config + "'");
         Generated g = generate(op, config, validity, 8);
