@@ -302,12 +302,28 @@ std::vector<Task> MetaArgTupleEngine::valid_tasks() const {
   return tasks;
 }
 
+bool MetaArgTupleEngine::breakable(int arg, size_t k) const {
+  const ArgSpec& a = spec_.args()[static_cast<size_t>(arg)];
+  const Constraint& c = a.constraints[k];
+  const bool dtype_rule =
+      c.attribute == Attribute::Dtype || (c.attribute == Attribute::Value && is_scalar_type(a.type));
+  if (!c.constant || !dtype_rule) return true;
+  const std::vector<MetaArg> none;
+  const MetaArg self;
+  const std::optional<Operand> op = c.fn(Ctx(&spec_, a, none, self));
+  if (!op) return true;
+  VariableSpace breaking = attrs_.universe(a.type, c.attribute, self);
+  apply(breaking, c.suffix, *op, /*negate=*/true);
+  return !breaking.empty();
+}
+
 std::vector<Task> MetaArgTupleEngine::invalid_tasks() const {
   std::vector<Task> tasks;
   for (size_t i = 0; i < spec_.args().size(); ++i) {
     const auto& cs = spec_.args()[i].constraints;
     for (size_t k = 0; k < cs.size(); ++k)
-      if (cs[k].negatable(cfg_.contract)) tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
+      if (cs[k].negatable(cfg_.contract) && breakable(static_cast<int>(i), k))
+        tasks.push_back({static_cast<int>(i), cs[k].attribute, static_cast<int>(k)});
   }
   for (size_t k = 0; k < spec_.joints().size(); ++k)
     if (spec_.joints()[k].negatable(cfg_.contract)) tasks.push_back({-1, Attribute::Value, -1, static_cast<int>(k)});

@@ -240,8 +240,13 @@ class MetaArgTupleEngine {
   MetaArgTupleEngine(const Spec& spec, const Config& cfg);
   const Spec& spec() const { return spec_; }
   const std::vector<int>& order() const { return order_; }
-  std::vector<Task> valid_tasks() const;    // every argument x every attribute of its hierarchy
-  std::vector<Task> invalid_tasks() const;  // every argument x every negatable constraint
+  std::vector<Task> valid_tasks() const;  // every argument x every attribute of its hierarchy
+  // Every argument x every negatable constraint, but constant dtype rules that no dtype of this
+  // configuration breaks (complex dtypes refused, without `complex`): tasks that could only dead-end.
+  std::vector<Task> invalid_tasks() const;
+  // Whether some dtype of this configuration breaks constraint k of argument `arg`; true for the
+  // constraints that are not constant dtype rules (whether they can be broken shows in solving).
+  bool breakable(int arg, size_t k) const;
   // Called after each argument is solved, so that dependants see its materialized value.
   using Materialize = std::function<void(int arg, const MetaArg& meta)>;
   // One attempt at a tuple for `task`. False on a dead end (or, invalid, when the constraint

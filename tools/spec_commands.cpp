@@ -91,14 +91,24 @@ std::string row(const char* format, auto... values) {
   return buf;
 }
 
-// Why an invalid stream of `spec` yields nothing: no rule to break, or rules that no input within
-// the generation limits breaks alone.
+// Why an invalid stream of `spec` yields nothing: no rule to break, rules that only dtypes outside
+// the configuration break, or rules that no input within the generation limits breaks alone.
 std::string why_never_invalid(const Spec& spec, const Config& cfg) {
-  std::string rules;
-  for (const Task& t : MetaArgTupleEngine(spec, cfg).invalid_tasks())
-    rules += (rules.empty() ? "" : "; ") +
-             (t.joint >= 0 ? spec.joints()[t.joint].label : spec.args()[t.arg].constraints[t.constraint].label);
-  if (rules.empty()) return "every input is valid: the contract has no rule to break (any dtype, shape and value)";
+  const MetaArgTupleEngine engine(spec, cfg);
+  std::string rules, out_of_config;
+  auto add = [](std::string& list, const std::string& label) { list += (list.empty() ? "" : "; ") + label; };
+  for (size_t i = 0; i < spec.args().size(); ++i) {
+    const auto& cs = spec.args()[i].constraints;
+    for (size_t k = 0; k < cs.size(); ++k)
+      if (cs[k].negatable(cfg.contract))
+        add(engine.breakable(static_cast<int>(i), k) ? rules : out_of_config, cs[k].label);
+  }
+  for (const JointConstraint& j : spec.joints())
+    if (j.negatable(cfg.contract)) add(rules, j.label);
+  if (rules.empty() && out_of_config.empty())
+    return "every input is valid: the contract has no rule to break (any dtype, shape and value)";
+  if (rules.empty())
+    return "only dtypes this configuration leaves out break its rules (half, complex add them): " + out_of_config;
   return "no input within the generation limits breaks one of its rules alone: " + rules;
 }
 

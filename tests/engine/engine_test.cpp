@@ -332,6 +332,24 @@ TEST(MetaArgTupleEngine, UnviolatableConstraintNamesTheConstraintToViolate) {
             "argument 'self', attribute Value: no value violates a value rule, on a tensor with no elements");
 }
 
+// A constant dtype rule that only dtypes outside the configuration break is no invalid task: it
+// could only dead-end. Under the configuration that adds them, it is one.
+TEST(MetaArgTupleEngine, DtypeRulesOnlyExcludedDtypesBreakAreNoTasks) {
+  Spec s("t.real");
+  s.in(Tensor("self")
+           .dtype(NotIn(std::vector{c10::ScalarType::ComplexFloat, c10::ScalarType::ComplexDouble}))
+           .rank(Le(3)));
+  auto labels = [&](const char* words) {
+    MetaArgTupleEngine engine(s, Config::parse(words));
+    std::vector<std::string> out;
+    for (const Task& t : engine.invalid_tasks()) out.push_back(s.args()[t.arg].constraints[t.constraint].label);
+    return out;
+  };
+  EXPECT_EQ(labels(""), std::vector<std::string>{"self.rank <= 3"});
+  EXPECT_EQ(labels("complex"),
+            (std::vector<std::string>{"self.dtype not in {complex64, complex128}", "self.rank <= 3"}));
+}
+
 TEST(MetaArgTupleEngine, ScopeConstraintsAreNeverNegated) {
   Spec s("t.scope");
   s.in(Bool("flag").value(Scope(Eq(false))));
