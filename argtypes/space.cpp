@@ -251,6 +251,20 @@ VariableSpace& VariableSpace::outside(double lo, double hi) {
   return *this;
 }
 
+VariableSpace& VariableSpace::finite_within(double lo, double hi) {
+  if (!interval_ || is_int()) return ge(lo).le(hi);
+  const bool nan = nan_;
+  constexpr double kMax = std::numeric_limits<double>::max();
+  outside(-kMax, next_down(lo)).outside(next_up(hi), kMax);  // -inf and +inf are outside both
+  nan_ = nan;
+  return *this;
+}
+
+VariableSpace& VariableSpace::finite_outside(double lo, double hi) {
+  constexpr double kMax = std::numeric_limits<double>::max();
+  return ge(-kMax).le(kMax).outside(lo, hi);
+}
+
 VariableSpace& VariableSpace::round_inward(double (*held)(double v, bool up)) {
   Intervals kept;
   for (Interval i : intervals_) {

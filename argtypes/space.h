@@ -57,6 +57,11 @@ class VariableSpace {
   VariableSpace& ge(double v);
   VariableSpace& gt(double v);
   VariableSpace& outside(double lo, double hi);  // value < lo or value > hi
+  // Finite values in [lo, hi], the infinities and NaN of a Float space staying (what converts into
+  // a floating dtype: only finite values past its range overflow); and its negation, finite values
+  // outside [lo, hi]. Over Int, the same as ge(lo).le(hi) and outside(lo, hi).
+  VariableSpace& finite_within(double lo, double hi);
+  VariableSpace& finite_outside(double lo, double hi);
   VariableSpace& intersect(const VariableSpace& other);
   // Moves each finite interval end inward to a value a coarser number format holds, dropping the
   // intervals left empty: `held(v, up)` is that format's nearest value >= v (up) or <= v.

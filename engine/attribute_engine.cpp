@@ -82,10 +82,13 @@ void apply(VariableSpace& s, Suffix suffix, const Operand& op, bool negate) {
     case Suffix::Lt: negate ? s.ge(as_double(first())) : s.lt(as_double(first())); break;
     case Suffix::Ge: negate ? s.lt(as_double(first())) : s.ge(as_double(first())); break;
     case Suffix::Gt: negate ? s.le(as_double(first())) : s.gt(as_double(first())); break;
-    case Suffix::Be: {
-      if (op.values.size() != 2) throw std::invalid_argument("Be needs [lo, hi]");
+    case Suffix::Be: {  // [lo, hi], or [lo, hi, 1]: finite values in [lo, hi], infinities and NaN too
+      if (op.values.size() != 2 && op.values.size() != 3)
+        throw std::invalid_argument("Be needs [lo, hi] or [lo, hi, 1]");
       double lo = as_double(op.values[0]), hi = as_double(op.values[1]);
-      negate ? s.outside(lo, hi) : s.ge(lo).le(hi);
+      if (op.values.size() == 3 && as_double(op.values[2]) != 0)
+        negate ? s.finite_outside(lo, hi) : s.finite_within(lo, hi);
+      else negate ? s.outside(lo, hi) : s.ge(lo).le(hi);
       break;
     }
     case Suffix::Gen: s.in(negate ? op.invalid : op.values); break;

@@ -132,7 +132,8 @@ template <class F> Cond Gen(std::string t, F f) { return detail::cond(Suffix::Ge
 GenRule on_ints(std::function<bool(int64_t)> rule);
 // The GenSets of an integer rule: the candidates are [lo, hi], split by the rule.
 GenSets split(int64_t lo, int64_t hi, std::function<bool(int64_t)> rule);
-// Be: lo <= value <= hi, from one function returning {lo, hi}, or two bounds (constants or
+// Be: lo <= value <= hi, from one function returning {lo, hi} ({lo, hi, 1}: finite values in
+// [lo, hi], infinities and NaN too: what converts into a floating dtype), or two bounds (constants or
 // expr(...)).
 template <class F> Cond Be(std::string t, F f) { return detail::cond(Suffix::Be, std::move(t), std::move(f), true); }
 std::string interval_text(const std::string& lo, const std::string& hi);  // "[lo, hi]"

@@ -103,7 +103,9 @@ Cond integral_range(std::string what, std::function<std::optional<c10::ScalarTyp
       double max = *t == c10::ScalarType::Half       ? 65504.0
                    : *t == c10::ScalarType::BFloat16 ? static_cast<double>(std::numeric_limits<c10::BFloat16>::max())
                                                      : static_cast<double>(std::numeric_limits<float>::max());
-      return std::vector<double>{-max, max};
+      // Only finite values past the range overflow: c10's checked conversion passes infinities
+      // and NaN into a floating dtype (Be's third value).
+      return std::vector<double>{-max, max, 1};
     }
     bool tensor = has_tensors(c.type());
     ScalarDtype from = tensor               ? scalar_dtype_of(c.own_dtype())

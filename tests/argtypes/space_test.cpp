@@ -39,6 +39,20 @@ TEST(VariableSpace, UniverseOfFloatAdmitsInfinitiesAndNan) {
   EXPECT_FALSE(s.contains(kInf));
 }
 
+// What converts into float16 without overflow: finite values up to 65504, infinities and NaN.
+TEST(VariableSpace, FiniteWithinKeepsInfinitiesAndNan) {
+  VariableSpace s(VarType::Float);
+  s.finite_within(-65504, 65504);
+  for (double v : {-kInf, -65504.0, 0.0, 65504.0, kInf, std::nan("")}) EXPECT_TRUE(s.contains_number(v)) << v;
+  for (double v : {-65505.0, 65505.0, 1e300}) EXPECT_FALSE(s.contains_number(v)) << v;
+  VariableSpace broken(VarType::Float);
+  broken.finite_outside(-65504, 65504);
+  for (double v : {-65505.0, 65505.0, 1e300}) EXPECT_TRUE(broken.contains_number(v)) << v;
+  for (double v : {-kInf, 0.0, kInf, std::nan("")}) EXPECT_FALSE(broken.contains_number(v)) << v;
+  VariableSpace ints(VarType::Int);
+  EXPECT_EQ(ints.finite_within(-3, 3), VariableSpace::range(VarType::Int, -3, 3));
+}
+
 TEST(VariableSpace, NeSplitsAnInterval) {
   auto s = VariableSpace::range(VarType::Int, 0, 4);
   s.ne(int64_t{2});
