@@ -60,20 +60,19 @@ bool is_per_element(ArgType t, Attribute a) {
   return false;
 }
 
-std::span<const ScalarType> all_dtypes() {
-  static constexpr ScalarType v[] = {ScalarType::Bool,  ScalarType::Byte,  ScalarType::Char, ScalarType::Short,
-                                     ScalarType::Int,   ScalarType::Long,  ScalarType::Half, ScalarType::BFloat16,
-                                     ScalarType::Float, ScalarType::Double};
+std::span<const ScalarType> real_and_complex_dtypes() {
+  static constexpr ScalarType v[] = {ScalarType::Bool,   ScalarType::Byte,         ScalarType::Char,
+                                     ScalarType::Short,  ScalarType::Int,          ScalarType::Long,
+                                     ScalarType::Half,   ScalarType::BFloat16,     ScalarType::Float,
+                                     ScalarType::Double, ScalarType::ComplexFloat, ScalarType::ComplexDouble};
   return v;
 }
+std::span<const ScalarType> all_dtypes() { return real_and_complex_dtypes().first(10); }
 std::span<const ScalarType> numeric_dtypes() { return all_dtypes().subspan(1); }
 std::span<const ScalarType> integral_and_bool_dtypes() { return all_dtypes().subspan(0, 6); }
 std::span<const ScalarType> integral_dtypes() { return all_dtypes().subspan(1, 5); }
 std::span<const ScalarType> floating_dtypes() { return all_dtypes().subspan(6, 4); }
-std::span<const ScalarType> complex_dtypes() {
-  static constexpr ScalarType v[] = {ScalarType::ComplexFloat, ScalarType::ComplexDouble};
-  return v;
-}
+std::span<const ScalarType> complex_dtypes() { return real_and_complex_dtypes().subspan(10); }
 
 bool is_integral(ScalarType t, bool include_bool) { return c10::isIntegralType(t, include_bool); }
 bool is_floating(ScalarType t) { return c10::isFloatingType(t); }

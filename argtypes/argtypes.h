@@ -138,7 +138,9 @@ std::span<const Attribute> hierarchy(ArgType t);
 // and Optional/Dtype/Rank of a tensor list's entries).
 bool is_per_element(ArgType t, Attribute a);
 
-// Tensor dtypes. Complex dtypes are representable (complex_dtypes()) but in no default set.
+// Tensor dtypes. Complex ones are generated under the `complex` config word, as float16 and
+// bfloat16 under `half`.
+std::span<const c10::ScalarType> real_and_complex_dtypes();   // all_dtypes(), then complex_dtypes()
 std::span<const c10::ScalarType> all_dtypes();                // bool, ints, float16..float64
 std::span<const c10::ScalarType> numeric_dtypes();            // all_dtypes() but bool
 std::span<const c10::ScalarType> integral_and_bool_dtypes();  // bool, uint8..int64

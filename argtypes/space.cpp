@@ -18,8 +18,7 @@ std::vector<Value> universe_values(VarType type) {
     case VarType::Bool: return {false, true};
     case VarType::ScalarDtype: return {ScalarDtype::Bool, ScalarDtype::Int, ScalarDtype::Float};
     case VarType::TensorDtype:
-      for (auto t : all_dtypes()) out.emplace_back(t);
-      for (auto t : complex_dtypes()) out.emplace_back(t);
+      for (auto t : real_and_complex_dtypes()) out.emplace_back(t);
       return out;
     case VarType::MemoryFormat:
       return {c10::MemoryFormat::Contiguous, c10::MemoryFormat::Preserve, c10::MemoryFormat::ChannelsLast,

@@ -14,9 +14,8 @@ using A = Attribute;
 
 VariableSpace dtype_space(const TensorConfig& tc) {
   std::vector<Value> ds;
-  for (auto set : {all_dtypes(), complex_dtypes()})
-    for (auto t : set)
-      if (tc.allows(t)) ds.emplace_back(t);
+  for (auto t : real_and_complex_dtypes())
+    if (tc.allows(t)) ds.emplace_back(t);
   return VariableSpace::of(VarType::TensorDtype, ds);
 }
 

@@ -108,13 +108,6 @@ std::vector<size_t> tied_to(const Spec& spec, const std::vector<Sample>& valid, 
   return out;
 }
 
-// Every dtype a tensor may have: the real ones, then the complex ones.
-std::vector<c10::ScalarType> probed_dtypes() {
-  std::vector<c10::ScalarType> out(all_dtypes().begin(), all_dtypes().end());
-  out.insert(out.end(), complex_dtypes().begin(), complex_dtypes().end());
-  return out;
-}
-
 // How small a base sample is for argument `m`, smaller first: a base with elements and a dim
 // says more about the kernel's dtype checks than an empty or 0-dim one, which some kernels
 // take without dispatching on the dtype (or promote as a wrapped number).
@@ -176,7 +169,7 @@ std::vector<ArgCalibration> probe_dtypes(const Spec& spec, const std::vector<Sam
     std::vector<size_t> cast_together = tied_to(spec, valid, a);
     for (size_t b : cast_together) arg.tied.push_back(spec.args()[b].name);
     cast_together.push_back(a);
-    for (c10::ScalarType t : probed_dtypes()) {
+    for (c10::ScalarType t : real_and_complex_dtypes()) {  // every dtype a tensor may have
       DtypeProbe& p = arg.dtypes.emplace_back();
       p.dtype = t, p.allowed = allowed.allows(t);
     }

@@ -227,10 +227,9 @@ class Reach {
   // floating, complex); empty for an argument without tensors or dtypes.
   std::vector<std::string> dtypes(size_t i) const {
     std::vector<std::string> out;
-    for (auto set : {all_dtypes(), complex_dtypes()})
-      for (c10::ScalarType t : set)
-        if (dtypes_[1][i].contains(t))
-          out.push_back(std::string(name(t)) + (dtypes_[0][i].contains(t) ? "" : " (under contract)"));
+    for (c10::ScalarType t : real_and_complex_dtypes())
+      if (dtypes_[1][i].contains(t))
+        out.push_back(std::string(name(t)) + (dtypes_[0][i].contains(t) ? "" : " (under contract)"));
     return out;
   }
 

@@ -397,11 +397,9 @@ Spec col2im() {
     Term extent = elem("dilation", a) * (elem("kernel_size", a) - 1) + 1;
     return (elem("output_size", a) + 2 * elem("padding", a) - extent) / elem("stride", a) + 1;
   };
-  std::vector<S> dtypes(floating_dtypes().begin(), floating_dtypes().end());
-  dtypes.insert(dtypes.end(), complex_dtypes().begin(), complex_dtypes().end());
   Spec spec = Spec("col2im.default")
       .in(Tensor("self")
-            .dtype(In(std::move(dtypes)))
+            .dtype(In(with_complex(listed(floating_dtypes()))))
             .rank(Be(2, 3))
             .size(Ge("1 except for the batch dim of a 3-d self (0)", [](const Ctx& c) { return c.dim() == 0 && c.rank() == 3 ? 0 : 1; })));
   for (const char* list : {"output_size", "kernel_size", "dilation", "padding", "stride"}) spec.in(LengthList(list).length(Eq(2)));

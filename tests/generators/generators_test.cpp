@@ -74,9 +74,7 @@ TEST(TensorGenerator, EveryDtypeWithinItsSpace) {
   TensorConfig cfg;
   TensorGenerator gen(cfg);
   Rng rng(11);
-  std::vector<c10::ScalarType> dtypes(all_dtypes().begin(), all_dtypes().end());
-  dtypes.insert(dtypes.end(), complex_dtypes().begin(), complex_dtypes().end());
-  for (auto dt : dtypes) {
+  for (auto dt : real_and_complex_dtypes()) {
     TensorMeta m;
     m.dtype = dt;
     m.shape = {3, 4};

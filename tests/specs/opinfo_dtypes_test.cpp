@@ -5,6 +5,7 @@
 // with and without the contract, where deviations are generated). A declared dtype that is not is
 // a difference, unless a reason below says why the declaration does not apply. The table of
 // differences and exceptions is printed on every run.
+#include "argtypes/text.h"
 #include "generators/generators.h"
 #include "specs/db/db.h"
 
@@ -67,12 +68,6 @@ std::set<std::string> generated_dtypes(const Spec& spec) {
   return out;
 }
 
-std::string joined(const std::set<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
-
 TEST(OpInfoDtypes, EveryDeclaredCpuDtypeIsGenerated) {
   const auto declared = declared_dtypes();
   ASSERT_FALSE(declared.empty());
@@ -87,10 +82,10 @@ TEST(OpInfoDtypes, EveryDeclaredCpuDtypeIsGenerated) {
     std::set<std::string> missing, reasoned;
     for (const std::string& d : dtypes)
       if (!generated.contains(d)) (kNotGenerated.contains(d) ? reasoned : missing).insert(d);
-    if (!missing.empty()) table << "  " << op << ": NOT GENERATED: " << joined(missing) << "\n";
-    if (!reasoned.empty()) table << "  " << op << ": not generated, with a reason: " << joined(reasoned) << "\n";
+    if (!missing.empty()) table << "  " << op << ": NOT GENERATED: " << join(missing) << "\n";
+    if (!reasoned.empty()) table << "  " << op << ": not generated, with a reason: " << join(reasoned) << "\n";
     differences += !missing.empty(), excused += !reasoned.empty();
-    EXPECT_TRUE(missing.empty()) << op << " does not generate " << joined(missing) << ", which PyTorch declares";
+    EXPECT_TRUE(missing.empty()) << op << " does not generate " << join(missing) << ", which PyTorch declares";
   }
   std::cout << ops << " ops with an OpInfo; " << differences << " with a declared dtype not generated, " << excused
             << " with one not generated for a reason:\n"
